@@ -1,0 +1,143 @@
+// Package catalog resolves table names (db.t, db.t$files, db.t$branch_b$files,
+// sys.tables, ...) to readable tables, and defines the table and scan
+// contracts that the planner executes against.
+//
+// Implementations: the Paimon filesystem catalog (this package), Paimon
+// system tables (sysviews), and in-memory tables (MemTable).
+package catalog
+
+import (
+	"context"
+	"errors"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
+)
+
+// Errors callers can test with errors.Is; messages always name the culprit.
+var (
+	// ErrNotFound: unknown database, table, system table, snapshot, tag or branch.
+	ErrNotFound = errors.New("not found")
+	// ErrUnsupported: a feature or construct this server does not support.
+	ErrUnsupported = errors.New("unsupported")
+	// ErrInvalid: a request that can never succeed as written (bad option value, bad name).
+	ErrInvalid = errors.New("invalid argument")
+)
+
+// Table kinds as reported to Flight SQL clients (GetTableTypes).
+const (
+	KindTable       = "TABLE"
+	KindSystemTable = "SYSTEM TABLE"
+)
+
+// Identifier names a table. Table is the base table name without suffixes;
+// Branch is "" for main; SystemTable is the $-suffix ("files", "snapshots", ...)
+// or "" for the data itself.
+type Identifier struct {
+	Database    string
+	Table       string
+	Branch      string
+	SystemTable string
+}
+
+// TableInfo is one row of a table listing.
+type TableInfo struct {
+	Name string // as it is written in SQL, e.g. "orders" or "orders$files"
+	Kind string // KindTable or KindSystemTable
+}
+
+// Catalog resolves names to tables.
+type Catalog interface {
+	// DefaultDatabase is the database of unqualified names ("default").
+	DefaultDatabase() string
+	// ListDatabases lists databases, including the "sys" database.
+	ListDatabases(ctx context.Context) ([]string, error)
+	// ListTables lists the tables of db (system tables of sys included).
+	ListTables(ctx context.Context, db string) ([]TableInfo, error)
+	// GetTable resolves db and name; name may carry $branch_<b> and $<system> suffixes.
+	// Unknown names fail with an error wrapping ErrNotFound that names what is
+	// missing and suggests near matches.
+	GetTable(ctx context.Context, db, name string) (Table, error)
+}
+
+// Table is something a SELECT can read.
+type Table interface {
+	Identifier() Identifier
+	Kind() string
+	// Schema is the full schema exposed to SQL (all columns).
+	Schema() *arrow.Schema
+	// PrimaryKeys lists primary-key column names in key order (nil when none).
+	PrimaryKeys() []string
+	// Comment is the table comment ("" when none).
+	Comment() string
+	// NewScan plans a scan. Planning reads metadata only.
+	NewScan(ctx context.Context, req ScanRequest) (Scan, error)
+}
+
+// ScanRequest is what the planner pushes down into a scan.
+type ScanRequest struct {
+	// Columns to return, by name, in this order; nil means all columns.
+	Columns []string
+	// Filter, when non-nil, lets the scan prune and filter. Rows it returns
+	// always satisfy it when FilterExact is reported by the scan; otherwise
+	// the caller must re-apply it.
+	Filter predicate.Predicate
+	// Limit is a hint: the caller needs at most this many rows (after Filter);
+	// < 0 means no limit.
+	Limit int64
+	// Options are time-travel and read options, Paimon-named:
+	// scan.snapshot-id, scan.tag-name, scan.timestamp-millis, branch,
+	// plus anything a /*+ OPTIONS(...) */ hint carried.
+	Options map[string]string
+}
+
+// Scan is a planned read, divisible into splits that can be read independently
+// (e.g. by different Flight endpoints).
+type Scan interface {
+	// Schema of the batches Read returns (the requested columns).
+	Schema() *arrow.Schema
+	// Stats describes the planning work for EXPLAIN and metrics.
+	Stats() ScanStats
+	// RowCount returns the number of rows the scan will return and whether
+	// that number is exact (known from metadata alone, before reading).
+	RowCount() (n int64, exact bool)
+	// FilterExact reports whether every row Read returns satisfies the
+	// request's Filter (so the caller need not re-check it).
+	FilterExact() bool
+	// NumSplits is the number of independently readable splits.
+	NumSplits() int
+	// Read streams the rows of the given splits (nil = all) as Arrow batches.
+	// The caller owns the reader and must Release it; a batch is valid until
+	// the next call to Next (Retain it to keep it longer). Read must stop
+	// promptly when ctx is cancelled, and Err reports why it stopped.
+	Read(ctx context.Context, mem memory.Allocator, splits []int) (array.RecordReader, error)
+}
+
+// ScanStats are pruning and planning counters, per scan.
+type ScanStats struct {
+	SnapshotID           int64 // -1 when the table has no snapshot or is not versioned
+	ManifestsTotal       int
+	ManifestsPruned      int
+	FilesTotal           int
+	FilesPrunedPartition int
+	FilesPrunedBucket    int
+	FilesPrunedStats     int
+	RowGroupsTotal       int // known after reading; 0 when not tracked
+	RowGroupsSkipped     int
+	DeletionVectors      int    // data files read with a deletion vector
+	MergedBuckets        int    // splits needing a merge-on-read
+	Residual             string // filter applied to rows, "" when none
+}
+
+// Deleter is implemented by tables that support DELETE FROM ... WHERE.
+type Deleter interface {
+	Delete(ctx context.Context, filter predicate.Predicate) (deleted int64, err error)
+}
+
+// Compactor is implemented by tables that support CALL sys.compact('db.t').
+type Compactor interface {
+	Compact(ctx context.Context, full bool) error
+}
