@@ -25,6 +25,7 @@ const module = "github.com/paimon-flightsql/paimon-flightsql"
 // not create a cycle (the compiler checks that).
 var layers = map[string]int{
 	"internal/testutil": 0, // test helpers, imported only from tests
+	"internal/rowfmt":   0, // Arrow rows as JSON/CSV/text
 	"orc":               0, // standalone ORC decoder
 	"deletion":          1,
 	"paimon":            2,
