@@ -1,0 +1,71 @@
+// Package fileio is the file-system abstraction every Paimon metadata and data
+// access goes through.
+//
+// Paths are slash-separated and relative to the FileIO's root (a warehouse or
+// a table directory). Absolute paths are accepted only when they lie inside
+// the root. A path that would escape the root (through "..", an absolute path
+// elsewhere, or a symbolic link pointing outside) is rejected with an error
+// wrapping ErrOutsideRoot that names the path.
+//
+// Names starting with "." are temporary files (Paimon writes ".<name>.<uuid>.tmp"
+// next to a target before renaming it) and are never listed.
+package fileio
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+)
+
+// Errors callers can test with errors.Is.
+var (
+	// ErrOutsideRoot: a path escapes the FileIO root.
+	ErrOutsideRoot = errors.New("fileio: path escapes the root")
+	// ErrNotExist: the file or directory does not exist (the same value as fs.ErrNotExist).
+	ErrNotExist = errNotExist
+	// ErrExist: the target of a create-if-absent or rename already exists (fs.ErrExist).
+	ErrExist = errExist
+)
+
+// FileInfo describes one directory entry.
+type FileInfo struct {
+	Name    string // base name
+	Size    int64
+	IsDir   bool
+	ModTime time.Time
+}
+
+// File is an open file for range reads. Close releases it.
+type File interface {
+	io.ReaderAt
+	io.Closer
+	// Size is the file size in bytes at open time.
+	Size() int64
+}
+
+// FileIO is the storage interface. All methods are safe for concurrent use.
+type FileIO interface {
+	// Open opens a file for range reads.
+	Open(ctx context.Context, path string) (File, error)
+	// ReadFile reads a whole file.
+	ReadFile(ctx context.Context, path string) ([]byte, error)
+	// List lists a directory (non-recursive), sorted by name; names starting with
+	// "." are skipped. A missing directory yields an error wrapping ErrNotExist.
+	List(ctx context.Context, dir string) ([]FileInfo, error)
+	// Exists reports whether path exists (file or directory).
+	Exists(ctx context.Context, path string) (bool, error)
+	// CreateIfAbsent atomically creates path with data unless it exists.
+	// It returns created=false (and a nil error) when the path already existed.
+	// Parent directories are created as needed. Exactly one of several
+	// concurrent callers for the same path wins.
+	CreateIfAbsent(ctx context.Context, path string, data []byte) (created bool, err error)
+	// Overwrite atomically replaces (or creates) path with data.
+	Overwrite(ctx context.Context, path string, data []byte) error
+	// Rename moves src to dst; it fails with ErrExist when dst exists.
+	Rename(ctx context.Context, src, dst string) error
+	// Delete removes a file or an empty directory; a missing path is not an error.
+	Delete(ctx context.Context, path string) error
+	// MkdirAll creates a directory and its parents.
+	MkdirAll(ctx context.Context, dir string) error
+}

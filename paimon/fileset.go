@@ -1,0 +1,343 @@
+package paimon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sync"
+)
+
+// manifestFormat returns the manifest.format of the snapshot's schema (falling
+// back to the latest schema, then avro).
+func (t *Table) manifestFormat(ctx context.Context, snap *Snapshot) (string, error) {
+	var s *TableSchema
+	var err error
+	if snap != nil {
+		s, err = t.Schema(ctx, snap.SchemaID)
+	}
+	if s == nil || err != nil {
+		s, err = t.LatestSchema(ctx)
+		if err != nil {
+			if errors.Is(err, ErrNotFound) {
+				return "avro", nil
+			}
+			return "", err
+		}
+	}
+	return s.ManifestFormat(), nil
+}
+
+func (t *Table) readManifestBytes(ctx context.Context, name string) ([]byte, error) {
+	p := t.ManifestPath(name)
+	b, err := t.io.ReadFile(ctx, p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, notFoundf(err, "manifest file %s does not exist", p)
+		}
+		return nil, err
+	}
+	return b, nil
+}
+
+// ReadManifestList reads manifest/<name> as a manifest list in the given
+// format ("" = avro).
+func (t *Table) ReadManifestList(ctx context.Context, name, format string) ([]ManifestFileMeta, error) {
+	b, err := t.readManifestBytes(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	var out []ManifestFileMeta
+	err = DecodeManifestList(t.ManifestPath(name), b, format, func(m ManifestFileMeta) error {
+		out = append(out, m)
+		return nil
+	})
+	return out, err
+}
+
+// EachManifestEntry reads manifest/<name> and calls fn for every entry, in
+// file order. Returning an error from fn stops the iteration with that error.
+func (t *Table) EachManifestEntry(ctx context.Context, name, format string, fn func(ManifestEntry) error) error {
+	b, err := t.readManifestBytes(ctx, name)
+	if err != nil {
+		return err
+	}
+	return DecodeManifest(t.ManifestPath(name), b, format, fn)
+}
+
+// ReadManifest reads all entries of manifest/<name>.
+func (t *Table) ReadManifest(ctx context.Context, name, format string) ([]ManifestEntry, error) {
+	var out []ManifestEntry
+	err := t.EachManifestEntry(ctx, name, format, func(e ManifestEntry) error {
+		out = append(out, e)
+		return nil
+	})
+	return out, err
+}
+
+// ReadIndexManifest reads all entries of manifest/<name> as an index manifest.
+func (t *Table) ReadIndexManifest(ctx context.Context, name, format string) ([]IndexManifestEntry, error) {
+	b, err := t.readManifestBytes(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	var out []IndexManifestEntry
+	err = DecodeIndexManifest(t.ManifestPath(name), b, format, func(e IndexManifestEntry) error {
+		out = append(out, e)
+		return nil
+	})
+	return out, err
+}
+
+// FileSetOptions are the hooks a planner uses to prune while reading a
+// snapshot's file set. Filters must be identity-consistent: an ADD and the
+// DELETE that cancels it must get the same answer (partition, bucket and
+// level based filters are).
+type FileSetOptions struct {
+	// ManifestFilter is called for every manifest of the base and delta lists
+	// before it is opened; false skips the manifest. nil keeps all.
+	ManifestFilter func(*ManifestFileMeta) (bool, error)
+	// EntryFilter is called for every entry read; false drops it before
+	// merging. nil keeps all.
+	EntryFilter func(*ManifestEntry) (bool, error)
+	// ManifestFormat overrides the table's manifest.format option.
+	ManifestFormat string
+	// SkipIndex skips reading the index manifest.
+	SkipIndex bool
+	// Parallelism bounds concurrent manifest reads (default 8).
+	Parallelism int
+}
+
+// FileSet is the live content of a snapshot (spec §10.1).
+type FileSet struct {
+	Snapshot *Snapshot
+	// Manifests are the manifests of the base list followed by the delta list,
+	// in list order (pruned ones included; see Pruned).
+	Manifests []ManifestFileMeta
+	// Pruned[i] is true when Manifests[i] was skipped by ManifestFilter.
+	Pruned []bool
+	// Entries are the live ADD entries after merging, in first-seen order.
+	Entries []ManifestEntry
+	// IndexEntries is the content of the snapshot's index manifest (full state).
+	IndexEntries []IndexManifestEntry
+	// EntriesRead counts entries read from manifests (before merging).
+	EntriesRead int
+}
+
+// ReadFileSet reads the live file set of snap: base + delta manifest lists,
+// every (unpruned) manifest, ADD/DELETE merged by file identity; plus the
+// index manifest.
+func (t *Table) ReadFileSet(ctx context.Context, snap *Snapshot, opts *FileSetOptions) (*FileSet, error) {
+	if opts == nil {
+		opts = &FileSetOptions{}
+	}
+	format := opts.ManifestFormat
+	if format == "" {
+		var err error
+		if format, err = t.manifestFormat(ctx, snap); err != nil {
+			return nil, err
+		}
+	}
+	fsOut := &FileSet{Snapshot: snap}
+	for _, list := range []string{snap.BaseManifestList, snap.DeltaManifestList} {
+		if list == "" {
+			continue
+		}
+		metas, err := t.ReadManifestList(ctx, list, format)
+		if err != nil {
+			return nil, err
+		}
+		fsOut.Manifests = append(fsOut.Manifests, metas...)
+	}
+	entries, pruned, n, err := t.readManifests(ctx, fsOut.Manifests, format, opts)
+	if err != nil {
+		return nil, err
+	}
+	fsOut.Pruned = pruned
+	fsOut.EntriesRead = n
+	fsOut.Entries, err = MergeEntries(entries)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %d: %w", snap.ID, err)
+	}
+	if !opts.SkipIndex && snap.IndexManifest != nil && *snap.IndexManifest != "" {
+		idx, err := t.ReadIndexManifest(ctx, *snap.IndexManifest, format)
+		if err != nil {
+			return nil, err
+		}
+		fsOut.IndexEntries = LiveIndexEntries(idx)
+	}
+	return fsOut, nil
+}
+
+// ReadDelta reads the entries of snap's delta manifest list (ADD and DELETE,
+// not merged), i.e. what the snapshot changed.
+func (t *Table) ReadDelta(ctx context.Context, snap *Snapshot, opts *FileSetOptions) ([]ManifestEntry, error) {
+	return t.readListEntries(ctx, snap, snap.DeltaManifestList, opts)
+}
+
+// ReadChangelog reads the entries of snap's changelog manifest list (nil when none).
+func (t *Table) ReadChangelog(ctx context.Context, snap *Snapshot, opts *FileSetOptions) ([]ManifestEntry, error) {
+	if snap.ChangelogManifestList == nil || *snap.ChangelogManifestList == "" {
+		return nil, nil
+	}
+	return t.readListEntries(ctx, snap, *snap.ChangelogManifestList, opts)
+}
+
+func (t *Table) readListEntries(ctx context.Context, snap *Snapshot, list string, opts *FileSetOptions) ([]ManifestEntry, error) {
+	if opts == nil {
+		opts = &FileSetOptions{}
+	}
+	format := opts.ManifestFormat
+	if format == "" {
+		var err error
+		if format, err = t.manifestFormat(ctx, snap); err != nil {
+			return nil, err
+		}
+	}
+	metas, err := t.ReadManifestList(ctx, list, format)
+	if err != nil {
+		return nil, err
+	}
+	entries, _, _, err := t.readManifests(ctx, metas, format, opts)
+	if err != nil {
+		return nil, err
+	}
+	var out []ManifestEntry
+	for _, es := range entries {
+		out = append(out, es...)
+	}
+	return out, nil
+}
+
+// readManifests reads the manifests (in parallel) and returns their filtered
+// entries per manifest, in list order.
+func (t *Table) readManifests(ctx context.Context, metas []ManifestFileMeta, format string, opts *FileSetOptions) ([][]ManifestEntry, []bool, int, error) {
+	pruned := make([]bool, len(metas))
+	for i := range metas {
+		if opts.ManifestFilter != nil {
+			keep, err := opts.ManifestFilter(&metas[i])
+			if err != nil {
+				return nil, nil, 0, err
+			}
+			pruned[i] = !keep
+		}
+	}
+	par := opts.Parallelism
+	if par <= 0 {
+		par = 8
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	out := make([][]ManifestEntry, len(metas))
+	counts := make([]int, len(metas))
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	var filterMu sync.Mutex // EntryFilter need not be concurrency-safe
+	for i := range metas {
+		if pruned[i] {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				return
+			}
+			var es []ManifestEntry
+			err := t.EachManifestEntry(ctx, metas[i].FileName, format, func(e ManifestEntry) error {
+				counts[i]++
+				if opts.EntryFilter != nil {
+					filterMu.Lock()
+					keep, err := opts.EntryFilter(&e)
+					filterMu.Unlock()
+					if err != nil || !keep {
+						return err
+					}
+				}
+				es = append(es, e)
+				return nil
+			})
+			if err != nil {
+				cancel(err)
+				return
+			}
+			out[i] = es
+		}(i)
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return nil, nil, 0, err
+	}
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return out, pruned, n, nil
+}
+
+// MergeEntries folds ADD/DELETE entries by file identity (FileEntry.mergeEntries):
+// an ADD of an identity already added is an error; a DELETE removes a
+// previously added identity. Live ADD entries are returned in first-seen
+// order; DELETEs whose ADD was never seen are dropped.
+func MergeEntries(groups [][]ManifestEntry) ([]ManifestEntry, error) {
+	type slot struct {
+		e    ManifestEntry
+		live bool
+	}
+	var slots []slot
+	index := map[FileIdentifier]int{}
+	for _, g := range groups {
+		for _, e := range g {
+			id := e.Identifier()
+			switch e.Kind {
+			case FileKindAdd:
+				if i, ok := index[id]; ok && slots[i].live {
+					return nil, fmt.Errorf("%w: file %s is added twice", ErrCorrupt, id)
+				}
+				index[id] = len(slots)
+				slots = append(slots, slot{e: e, live: true})
+			case FileKindDelete:
+				if i, ok := index[id]; ok && slots[i].live {
+					slots[i].live = false
+					delete(index, id)
+				}
+			default:
+				return nil, fmt.Errorf("%w: unknown file kind %d", ErrCorrupt, e.Kind)
+			}
+		}
+	}
+	out := make([]ManifestEntry, 0, len(index))
+	for _, s := range slots {
+		if s.live {
+			out = append(out, s.e)
+		}
+	}
+	return out, nil
+}
+
+// LiveIndexEntries merges index manifest entries by (partition, bucket, file
+// name): DELETE removes an earlier ADD. Snapshots' index manifests normally
+// hold ADD entries only.
+func LiveIndexEntries(entries []IndexManifestEntry) []IndexManifestEntry {
+	type key struct {
+		p    string
+		b    int32
+		name string
+	}
+	live := map[key]bool{}
+	for _, e := range entries {
+		k := key{string(e.Partition), e.Bucket, e.IndexFile.FileName}
+		live[k] = e.Kind == FileKindAdd
+	}
+	var out []IndexManifestEntry
+	for _, e := range entries {
+		k := key{string(e.Partition), e.Bucket, e.IndexFile.FileName}
+		if e.Kind == FileKindAdd && live[k] {
+			out = append(out, e)
+			live[k] = false // first ADD only
+		}
+	}
+	return out
+}
