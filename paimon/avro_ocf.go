@@ -447,8 +447,8 @@ func (w *avroWriter) long(v int64) {
 func (w *avroWriter) int(v int32)     { w.long(int64(v)) }
 func (w *avroWriter) bytes(b []byte)  { w.long(int64(len(b))); w.buf = append(w.buf, b...) }
 func (w *avroWriter) string(s string) { w.long(int64(len(s))); w.buf = append(w.buf, s...) }
-func (w *avroWriter) null()           { w.long(0) }  // union branch 0
-func (w *avroWriter) some()           { w.long(1) }  // union branch 1
+func (w *avroWriter) null()           { w.long(0) } // union branch 0
+func (w *avroWriter) some()           { w.long(1) } // union branch 1
 func (w *avroWriter) optInt(p *int32) {
 	if p == nil {
 		w.null()

@@ -29,10 +29,10 @@ type jraw string
 
 func (o *jobj) add(k string, v jnode) { *o = append(*o, jkv{k, v}) }
 
-func jstr(s string) jraw      { return jraw(quoteJackson(s)) }
-func jint(n int64) jraw       { return jraw(strconv.FormatInt(n, 10)) }
-func jnull() jraw             { return jraw("null") }
-func jbool(b bool) jraw       { return jraw(strconv.FormatBool(b)) }
+func jstr(s string) jraw { return jraw(quoteJackson(s)) }
+func jint(n int64) jraw  { return jraw(strconv.FormatInt(n, 10)) }
+func jnull() jraw        { return jraw("null") }
+func jbool(b bool) jraw  { return jraw(strconv.FormatBool(b)) }
 func jstrs(ss []string) jarr {
 	a := make(jarr, 0, len(ss))
 	for _, s := range ss {

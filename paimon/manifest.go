@@ -94,8 +94,8 @@ type DataFileMeta struct {
 	ExtraFiles        []string
 	CreationTime      *int64 // epoch millis of the writer's local wall clock (timestamp-millis)
 	DeleteRowCount    *int64
-	EmbeddedIndex     []byte  // nil = null
-	FileSource        *int32  // FileSourceAppend / FileSourceCompact
+	EmbeddedIndex     []byte   // nil = null
+	FileSource        *int32   // FileSourceAppend / FileSourceCompact
 	ValueStatsCols    []string // 1.0+; nil = all columns
 	ExternalPath      *string  // 1.0+
 	FirstRowID        *int64   // 1.3+
