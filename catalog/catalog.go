@@ -9,20 +9,26 @@ package catalog
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 )
 
 // Errors callers can test with errors.Is; messages always name the culprit.
 var (
-	// ErrNotFound: unknown database, table, system table, snapshot, tag or branch.
-	ErrNotFound = errors.New("not found")
-	// ErrUnsupported: a feature or construct this server does not support.
-	ErrUnsupported = errors.New("unsupported")
+	// ErrNotFound: unknown database, table, system table, snapshot, tag or
+	// branch. It is paimon.ErrNotFound, so format-level misses match too.
+	ErrNotFound = paimon.ErrNotFound
+	// ErrUnsupported: a feature or construct this server does not support
+	// (paimon.ErrUnsupported).
+	ErrUnsupported = paimon.ErrUnsupported
+	// ErrCorrupt: a corrupt or truncated file (paimon.ErrCorrupt).
+	ErrCorrupt = paimon.ErrCorrupt
 	// ErrInvalid: a request that can never succeed as written (bad option value, bad name).
 	ErrInvalid = errors.New("invalid argument")
 )
@@ -140,4 +146,8 @@ type Deleter interface {
 // Compactor is implemented by tables that support CALL sys.compact('db.t').
 type Compactor interface {
 	Compact(ctx context.Context, full bool) error
+}
+
+func invalidf(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, a...))
 }

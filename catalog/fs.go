@@ -1,0 +1,293 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
+)
+
+// SysDatabase is the reserved database holding the global system tables.
+const SysDatabase = "sys"
+
+// DefaultDatabaseName is the database of unqualified names.
+const DefaultDatabaseName = "default"
+
+// SystemTables supplies system tables to a catalog (package sysviews
+// implements it; the catalog cannot import it because of the layering).
+type SystemTables interface {
+	// TableNames lists the table-level suffixes ("options", "snapshots", ...).
+	TableNames() []string
+	// Table returns system table suffix (lower case) of base. An unknown
+	// suffix fails with "unsupported system table: <name>".
+	Table(ctx context.Context, base *DataTable, suffix string) (Table, error)
+	// GlobalNames lists the sys database's tables enabled in cat.
+	GlobalNames(cat *FS) []string
+	// Global returns sys.<name>, or an error wrapping ErrNotFound.
+	Global(ctx context.Context, cat *FS, name string) (Table, error)
+}
+
+// FS is the filesystem catalog: a warehouse directory holding <db>.db/<table>.
+type FS struct {
+	io      fileio.FileIO
+	root    string // warehouse path inside io
+	options map[string]string
+	sys     SystemTables
+	deflt   string
+}
+
+// FSOption configures an FS catalog.
+type FSOption func(*FS)
+
+// WithSystemTables plugs in the system tables (sysviews.New()).
+func WithSystemTables(st SystemTables) FSOption { return func(c *FS) { c.sys = st } }
+
+// WithCatalogOptions sets catalog options (e.g. catalog-options-table.enabled).
+func WithCatalogOptions(o map[string]string) FSOption {
+	return func(c *FS) {
+		for k, v := range o {
+			c.options[k] = v
+		}
+	}
+}
+
+// WithDefaultDatabase sets the database of unqualified names.
+func WithDefaultDatabase(db string) FSOption { return func(c *FS) { c.deflt = db } }
+
+// NewFS opens the warehouse at root (a FileIO path; "" or "." for the FileIO root).
+func NewFS(io fileio.FileIO, root string, opts ...FSOption) *FS {
+	if root == "" {
+		root = "."
+	}
+	c := &FS{io: io, root: root, options: map[string]string{}, deflt: DefaultDatabaseName}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// FileIO returns the catalog's FileIO.
+func (c *FS) FileIO() fileio.FileIO { return c.io }
+
+// Options returns the catalog options (do not modify).
+func (c *FS) Options() map[string]string { return c.options }
+
+// DefaultDatabase implements Catalog.
+func (c *FS) DefaultDatabase() string { return c.deflt }
+
+// ListDatabases lists <name>.db directories, plus "sys".
+func (c *FS) ListDatabases(ctx context.Context) ([]string, error) {
+	ents, err := c.io.List(ctx, c.root)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("listing warehouse %s: %w", c.root, err)
+	}
+	var out []string
+	for _, e := range ents {
+		if e.IsDir && strings.HasSuffix(e.Name, ".db") && len(e.Name) > 3 {
+			out = append(out, strings.TrimSuffix(e.Name, ".db"))
+		}
+	}
+	if c.sys != nil {
+		out = append(out, SysDatabase)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func (c *FS) dbPath(db string) string { return path.Join(c.root, db+".db") }
+
+// TablePath is the FileIO path of db.table.
+func (c *FS) TablePath(db, table string) string { return path.Join(c.dbPath(db), table) }
+
+// DataTableNames lists the Paimon tables of db (directories with a schema dir).
+func (c *FS) DataTableNames(ctx context.Context, db string) ([]string, error) {
+	if err := validName("database", db); err != nil {
+		return nil, err
+	}
+	ents, err := c.io.List(ctx, c.dbPath(db))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, c.dbNotFound(ctx, db)
+		}
+		return nil, fmt.Errorf("listing database %s: %w", db, err)
+	}
+	var out []string
+	for _, e := range ents {
+		if !e.IsDir {
+			continue
+		}
+		if ok, _ := c.io.Exists(ctx, path.Join(c.dbPath(db), e.Name, "schema")); ok {
+			out = append(out, e.Name)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// ListTables implements Catalog. For a data database it lists the data
+// tables; their system tables are addressable but not listed. For sys it
+// lists the global system tables.
+func (c *FS) ListTables(ctx context.Context, db string) ([]TableInfo, error) {
+	if db == SysDatabase && c.sys != nil {
+		var out []TableInfo
+		for _, n := range c.sys.GlobalNames(c) {
+			out = append(out, TableInfo{Name: n, Kind: KindSystemTable})
+		}
+		return out, nil
+	}
+	names, err := c.DataTableNames(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]TableInfo, len(names))
+	for i, n := range names {
+		out[i] = TableInfo{Name: n, Kind: KindTable}
+	}
+	return out, nil
+}
+
+// ParseTableName splits "t", "t$ro", "t$branch_b", "t$branch_b$files" into
+// its parts. Suffixes are case-insensitive; the system suffix is returned in
+// lower case.
+func ParseTableName(name string) (table, branch, system string, err error) {
+	parts := strings.Split(name, "$")
+	table = parts[0]
+	if table == "" {
+		return "", "", "", fmt.Errorf("%w: empty table name in %q", ErrInvalid, name)
+	}
+	rest := parts[1:]
+	if len(rest) > 0 && strings.HasPrefix(strings.ToLower(rest[0]), "branch_") {
+		branch = rest[0][len("branch_"):]
+		if branch == "" {
+			return "", "", "", fmt.Errorf("%w: empty branch name in %q", ErrInvalid, name)
+		}
+		rest = rest[1:]
+	}
+	switch len(rest) {
+	case 0:
+	case 1:
+		system = strings.ToLower(rest[0])
+		if system == "" {
+			return "", "", "", fmt.Errorf("%w: empty system table name in %q", ErrInvalid, name)
+		}
+	default:
+		return "", "", "", fmt.Errorf("%w: unsupported system table: %s", ErrNotFound, strings.Join(rest, "$"))
+	}
+	return table, branch, system, nil
+}
+
+// GetTable implements Catalog.
+func (c *FS) GetTable(ctx context.Context, db, name string) (Table, error) {
+	if db == "" {
+		db = c.deflt
+	}
+	if db == SysDatabase && c.sys != nil {
+		return c.sys.Global(ctx, c, strings.ToLower(name))
+	}
+	table, branch, system, err := ParseTableName(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := validName("database", db); err != nil {
+		return nil, err
+	}
+	if err := validName("table", table); err != nil {
+		return nil, err
+	}
+	base, err := c.openDataTable(ctx, db, table, branch)
+	if err != nil {
+		return nil, err
+	}
+	if system == "" {
+		return base, nil
+	}
+	if c.sys == nil {
+		return nil, fmt.Errorf("%w: unsupported system table: %s", ErrNotFound, system)
+	}
+	return c.sys.Table(ctx, base, system)
+}
+
+// OpenDataTable opens db.table on branch ("" = main) as a DataTable.
+func (c *FS) OpenDataTable(ctx context.Context, db, table, branch string) (*DataTable, error) {
+	return c.openDataTable(ctx, db, table, branch)
+}
+
+func (c *FS) openDataTable(ctx context.Context, db, table, branch string) (*DataTable, error) {
+	p := c.TablePath(db, table)
+	ok, err := c.io.Exists(ctx, path.Join(p, "schema"))
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		if dbOK, _ := c.io.Exists(ctx, c.dbPath(db)); !dbOK {
+			return nil, c.dbNotFound(ctx, db)
+		}
+		names, _ := c.DataTableNames(ctx, db)
+		return nil, fmt.Errorf("%w: table %s.%s does not exist%s", ErrNotFound, db, table, suggest(table, names))
+	}
+	pt, err := paimon.OpenTable(ctx, c.io, p, branch)
+	if err != nil {
+		return nil, err
+	}
+	return newDataTable(ctx, c, Identifier{Database: db, Table: table, Branch: branch}, pt)
+}
+
+func (c *FS) dbNotFound(ctx context.Context, db string) error {
+	dbs, _ := c.ListDatabases(ctx)
+	return fmt.Errorf("%w: database %s does not exist%s", ErrNotFound, db, suggest(db, dbs))
+}
+
+// validName rejects names that could escape the warehouse.
+func validName(kind, n string) error {
+	if n == "" || n == "." || n == ".." || strings.ContainsAny(n, "/\\\x00") {
+		return fmt.Errorf("%w: invalid %s name %q", ErrInvalid, kind, n)
+	}
+	return nil
+}
+
+// suggest returns " (did you mean x?)" for the closest candidate within a
+// small edit distance, or "".
+func suggest(name string, candidates []string) string {
+	best, bestD := "", 1<<30
+	for _, c := range candidates {
+		d := EditDistance(strings.ToLower(name), strings.ToLower(c))
+		if d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if best == "" || bestD > max(2, len(name)/3) {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %s?)", best)
+}
+
+// Suggest is suggest for other packages: " (did you mean x?)" or "".
+func Suggest(name string, candidates []string) string { return suggest(name, candidates) }
+
+// EditDistance is the Levenshtein distance between a and b.
+func EditDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

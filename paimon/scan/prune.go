@@ -1,0 +1,303 @@
+package scan
+
+import (
+	"context"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/binrow"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
+)
+
+// pruner holds the per-level pruning closures of one Plan, built once.
+type pruner struct {
+	s *Scan
+	// partPred: conjuncts of the filter over partition columns only.
+	partPred predicate.Predicate
+	// keyPred: conjuncts over trimmed primary-key columns only.
+	keyPred predicate.Predicate
+	// buckets: for each total-bucket count, the buckets an equality filter on
+	// the bucket key allows (nil map = no bucket pruning).
+	bucketVals [][]any // candidate bucket-key value tuples
+	buckets    map[int32]map[int32]bool
+
+	partCache map[string]bool
+
+	prunedPartition, prunedBucket, skippedLevel int
+}
+
+func newPruner(s *Scan) *pruner {
+	pl := &pruner{s: s, partCache: map[string]bool{}, buckets: map[int32]map[int32]bool{}}
+	if s.opts.Filter == nil {
+		return pl
+	}
+	partCols := map[string]bool{}
+	for _, f := range s.info.partition {
+		partCols[f.Name] = true
+	}
+	keyCols := map[string]bool{}
+	for _, f := range s.info.trimmedPK {
+		keyCols[f.Name] = true
+	}
+	var parts, keys []predicate.Predicate
+	for _, c := range predicate.Split(s.opts.Filter) {
+		if len(partCols) > 0 && predicate.OnlyColumns(c, partCols) {
+			parts = append(parts, c)
+		}
+		if len(keyCols) > 0 && predicate.OnlyColumns(c, keyCols) {
+			keys = append(keys, c)
+		}
+	}
+	if len(parts) > 0 {
+		pl.partPred = predicate.NewAnd(parts...)
+	}
+	if len(keys) > 0 {
+		pl.keyPred = predicate.NewAnd(keys...)
+	}
+	pl.bucketVals = bucketKeyTuples(s.info.bucketKeys, s.opts.Filter)
+	return pl
+}
+
+// bucketKeyTuples returns the bucket-key value tuples an equality/IN filter
+// on every bucket-key column allows, or nil when the filter does not pin the
+// key (or would expand to too many tuples).
+func bucketKeyTuples(keys []types.DataField, filter predicate.Predicate) [][]any {
+	if len(keys) == 0 || filter == nil {
+		return nil
+	}
+	per := make([][]any, len(keys))
+	for i, k := range keys {
+		for _, c := range predicate.Split(filter) {
+			l, ok := c.(*predicate.Leaf)
+			if !ok || l.Column != k.Name {
+				continue
+			}
+			switch l.Op {
+			case predicate.Eq:
+				per[i] = []any{l.Literals[0]}
+			case predicate.In:
+				per[i] = append([]any(nil), l.Literals...)
+			}
+			if per[i] != nil {
+				break
+			}
+		}
+		if per[i] == nil {
+			return nil
+		}
+	}
+	tuples := [][]any{{}}
+	for _, vals := range per {
+		var next [][]any
+		for _, t := range tuples {
+			for _, v := range vals {
+				next = append(next, append(append([]any(nil), t...), v))
+			}
+		}
+		if len(next) > 256 {
+			return nil
+		}
+		tuples = next
+	}
+	return tuples
+}
+
+// manifestMayMatch prunes a whole manifest by its partition statistics.
+func (pl *pruner) manifestMayMatch(m *paimon.ManifestFileMeta) (bool, error) {
+	if pl.partPred == nil || len(pl.s.info.partition) == 0 {
+		return true, nil
+	}
+	cols := partTypes(pl.s.info.partition)
+	st, err := binrow.DecodeSimpleStats(cols, m.PartitionStats.MinValues, m.PartitionStats.MaxValues)
+	if err != nil {
+		return true, nil // unreadable stats never prune
+	}
+	ms := predicate.MapStats{Rows: -1, Columns: map[int]predicate.ColumnStats{}}
+	for i, f := range pl.s.info.partition {
+		nc := int64(-1)
+		if i < len(m.PartitionStats.NullCounts) && m.PartitionStats.NullCounts[i] != nil {
+			nc = *m.PartitionStats.NullCounts[i]
+		}
+		ms.Columns[f.ID] = predicate.ColumnStats{Min: st.Min[i], Max: st.Max[i], NullCount: nc}
+	}
+	return predicate.MayMatch(pl.partPred, ms), nil
+}
+
+func partTypes(fs []types.DataField) []types.DataType {
+	out := make([]types.DataType, len(fs))
+	for i, f := range fs {
+		out[i] = f.Type
+	}
+	return out
+}
+
+// entryMayMatch prunes entries by level, partition value and bucket. These
+// depend only on the file identity, so ADD and DELETE entries agree.
+func (pl *pruner) entryMayMatch(e *paimon.ManifestEntry) (bool, error) {
+	inf := pl.s.info
+	if inf.pk && e.Bucket == -2 {
+		pl.skippedLevel++ // postpone-bucket files are invisible to batch reads
+		return false, nil
+	}
+	if inf.pk && pl.s.opts.ReadOptimized && e.File.Level != inf.maxLevel {
+		pl.skippedLevel++
+		return false, nil
+	}
+	if inf.pk && inf.skipLevel0 && e.File.Level == 0 {
+		pl.skippedLevel++
+		return false, nil
+	}
+	if pl.partPred != nil {
+		ok, err := pl.partitionMayMatch(e.Partition)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			pl.prunedPartition++
+			return false, nil
+		}
+	}
+	if pl.bucketVals != nil && inf.bucketFuncDef && e.TotalBuckets > 0 {
+		allowed, err := pl.allowedBuckets(e.TotalBuckets)
+		if err == nil && allowed != nil && !allowed[e.Bucket] {
+			pl.prunedBucket++
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func (pl *pruner) partitionMayMatch(b []byte) (bool, error) {
+	if ok, hit := pl.partCache[string(b)]; hit {
+		return ok, nil
+	}
+	vals, err := pl.s.decodePartition(b)
+	if err != nil {
+		return false, err
+	}
+	ok := predicate.MayMatch(pl.partPred, exactStats(pl.s.info.partition, vals))
+	pl.partCache[string(b)] = ok
+	return ok, nil
+}
+
+// partitionValues decodes a partition row (cached through decodePartition).
+func (pl *pruner) partitionValues(b []byte) ([]any, error) { return pl.s.decodePartition(b) }
+
+// exactStats describes one row with known values as statistics, so MayMatch
+// evaluates the predicate exactly.
+func exactStats(fields []types.DataField, vals []any) predicate.MapStats {
+	ms := predicate.MapStats{Rows: 1, Columns: make(map[int]predicate.ColumnStats, len(fields))}
+	for i, f := range fields {
+		nc := int64(0)
+		if vals[i] == nil {
+			nc = 1
+		}
+		ms.Columns[f.ID] = predicate.ColumnStats{Min: vals[i], Max: vals[i], NullCount: nc}
+	}
+	return ms
+}
+
+func (pl *pruner) allowedBuckets(total int32) (map[int32]bool, error) {
+	if m, ok := pl.buckets[total]; ok {
+		return m, nil
+	}
+	keyTypes := partTypes(pl.s.info.bucketKeys)
+	m := map[int32]bool{}
+	for _, t := range pl.bucketVals {
+		b, err := binrow.BucketOf(keyTypes, t, int(total))
+		if err != nil {
+			pl.buckets[total] = nil // a literal we cannot encode: no pruning
+			return nil, err
+		}
+		m[int32(b)] = true
+	}
+	pl.buckets[total] = m
+	return m, nil
+}
+
+// keyStatsMayMatch prunes a primary-key file by its key statistics.
+func (pl *pruner) keyStatsMayMatch(ctx context.Context, e *paimon.ManifestEntry) (bool, error) {
+	if pl.keyPred == nil || len(pl.s.info.trimmedPK) == 0 {
+		return true, nil
+	}
+	ks := e.File.KeyStats
+	st, err := binrow.DecodeSimpleStats(partTypes(pl.s.info.trimmedPK), ks.MinValues, ks.MaxValues)
+	if err != nil {
+		return true, nil
+	}
+	ms := predicate.MapStats{Rows: e.File.RowCount, Columns: map[int]predicate.ColumnStats{}}
+	for i, f := range pl.s.info.trimmedPK {
+		nc := int64(-1)
+		if i < len(ks.NullCounts) && ks.NullCounts[i] != nil {
+			nc = *ks.NullCounts[i]
+		}
+		ms.Columns[f.ID] = predicate.ColumnStats{Min: st.Min[i], Max: st.Max[i], NullCount: nc}
+	}
+	return predicate.MayMatch(pl.keyPred, ms), nil
+}
+
+// valueStatsMayMatch prunes a file by its value statistics, evolved from the
+// file's schema to the current one by field id.
+func (pl *pruner) valueStatsMayMatch(ctx context.Context, e *paimon.ManifestEntry) (bool, error) {
+	if pl.s.opts.Filter == nil {
+		return true, nil
+	}
+	fileFields, err := pl.s.fileSchema(ctx, e.File.SchemaID)
+	if err != nil {
+		return false, err
+	}
+	statsFields := fileFields
+	if e.File.ValueStatsCols != nil {
+		statsFields = statsFields[:0:0]
+		for _, n := range e.File.ValueStatsCols {
+			i := fieldIndexByName(fileFields, n)
+			if i < 0 {
+				return true, nil // stats of a column we cannot place: do not prune
+			}
+			statsFields = append(statsFields, fileFields[i])
+		}
+	}
+	if len(statsFields) == 0 {
+		return true, nil
+	}
+	vs := e.File.ValueStats
+	st, err := binrow.DecodeSimpleStats(partTypes(statsFields), vs.MinValues, vs.MaxValues)
+	if err != nil {
+		return true, nil
+	}
+	cur := pl.s.schema.RowType()
+	ms := predicate.MapStats{Rows: e.File.RowCount, Columns: map[int]predicate.ColumnStats{}}
+	for i, f := range statsFields {
+		ci := cur.FieldByID(f.ID)
+		if ci < 0 || !statsCompatible(f.Type, cur[ci].Type) {
+			continue
+		}
+		nc := int64(-1)
+		if i < len(vs.NullCounts) && vs.NullCounts[i] != nil {
+			nc = *vs.NullCounts[i]
+		}
+		ms.Columns[f.ID] = predicate.ColumnStats{Min: st.Min[i], Max: st.Max[i], NullCount: nc}
+	}
+	return predicate.MayMatch(pl.s.opts.Filter, ms), nil
+}
+
+// statsCompatible reports whether statistics written for a column of type
+// from can bound values of type to (same literal convention and ordering).
+func statsCompatible(from, to types.DataType) bool {
+	isInt := func(r types.Root) bool {
+		return r == types.TinyInt || r == types.SmallInt || r == types.Int || r == types.BigInt
+	}
+	switch {
+	case isInt(from.Root) && isInt(to.Root):
+		return true
+	case from.Root == types.Float && to.Root == types.Double:
+		return true
+	case from.IsString() && to.IsString():
+		return true
+	case from.Root == types.Decimal && to.Root == types.Decimal:
+		return from.Scale == to.Scale
+	case (from.Root == types.Timestamp || from.Root == types.TimestampLTZ) && from.Root == to.Root:
+		return true
+	}
+	return from.Root == to.Root && !from.IsNested()
+}

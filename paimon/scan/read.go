@@ -1,0 +1,597 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/binrow"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/format"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
+)
+
+// ReadStats are counters filled in while reading.
+type ReadStats struct {
+	RowGroupsTotal   atomic.Int64
+	RowGroupsSkipped atomic.Int64
+	RowsDeleted      atomic.Int64 // rows dropped by deletion vectors
+	FilesRead        atomic.Int64
+}
+
+// Read streams the rows of splits as Arrow batches with Schema(). Up to
+// Concurrency splits are read at once; batches of different splits
+// interleave (no order is promised). The caller owns the returned reader and
+// must Release it, also when abandoning it early: that cancels the
+// background reads and frees their batches. A batch is valid until the next
+// call to Next; Retain it to keep it longer. Errors name the file at fault.
+func (s *Scan) Read(ctx context.Context, mem memory.Allocator, splits []Split) (array.RecordReader, error) {
+	return s.ReadWithStats(ctx, mem, splits, nil)
+}
+
+// ReadWithStats is Read that also fills stats (may be nil).
+func (s *Scan) ReadWithStats(ctx context.Context, mem memory.Allocator, splits []Split, stats *ReadStats) (array.RecordReader, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	if stats == nil {
+		stats = &ReadStats{}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	r := &reader{
+		s:      s,
+		mem:    mem,
+		ctx:    ctx,
+		cancel: cancel,
+		out:    make(chan arrow.RecordBatch, s.opts.Concurrency),
+		stats:  stats,
+		refs:   1,
+		limit:  s.opts.Limit,
+	}
+	tasks := make(chan int)
+	workers := min(s.opts.Concurrency, len(splits))
+	r.wg.Add(workers)
+	for w := 0; w < workers; w++ {
+		go func() {
+			defer r.wg.Done()
+			for i := range tasks {
+				if err := r.readSplit(&splits[i]); err != nil {
+					r.fail(err)
+				}
+			}
+		}()
+	}
+	go func() {
+		defer func() {
+			close(tasks)
+			r.wg.Wait()
+			close(r.out)
+		}()
+		for i := range splits {
+			select {
+			case tasks <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return r, nil
+}
+
+type reader struct {
+	s      *Scan
+	mem    memory.Allocator
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	out    chan arrow.RecordBatch
+	wg     sync.WaitGroup
+	stats  *ReadStats
+
+	errMu sync.Mutex
+	err   error
+
+	cur      arrow.RecordBatch
+	refs     int64
+	limit    int64
+	returned int64
+	done     bool
+}
+
+var errLimitReached = errors.New("scan limit reached")
+
+func (r *reader) fail(err error) {
+	if err == nil || errors.Is(err, errLimitReached) {
+		return
+	}
+	r.errMu.Lock()
+	if r.err == nil && !(errors.Is(err, context.Canceled) && r.ctx.Err() != nil && context.Cause(r.ctx) == errLimitReached) {
+		r.err = err
+	}
+	r.errMu.Unlock()
+	r.cancel(err)
+}
+
+// send hands a batch to the consumer; it takes ownership of b.
+func (r *reader) send(b arrow.RecordBatch) error {
+	if b.NumRows() == 0 {
+		b.Release()
+		return nil
+	}
+	select {
+	case r.out <- b:
+		return nil
+	case <-r.ctx.Done():
+		b.Release()
+		return context.Cause(r.ctx)
+	}
+}
+
+func (r *reader) Schema() *arrow.Schema          { return r.s.out }
+func (r *reader) RecordBatch() arrow.RecordBatch { return r.cur }
+func (r *reader) Record() arrow.RecordBatch      { return r.cur }
+func (r *reader) Retain()                        { atomic.AddInt64(&r.refs, 1) }
+
+func (r *reader) Err() error {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	if r.err != nil {
+		return r.err
+	}
+	if r.done {
+		return nil
+	}
+	if cause := context.Cause(r.ctx); cause != nil && cause != errLimitReached && r.ctx.Err() != nil {
+		return cause
+	}
+	return nil
+}
+
+func (r *reader) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.limit > 0 && r.returned >= r.limit {
+		r.finish()
+		return false
+	}
+	b, ok := <-r.out
+	if !ok {
+		r.done = r.ctx.Err() == nil || context.Cause(r.ctx) == errLimitReached
+		return false
+	}
+	if r.limit > 0 && r.returned+b.NumRows() > r.limit {
+		keep := r.limit - r.returned
+		sl := b.NewSlice(0, keep)
+		b.Release()
+		b = sl
+	}
+	r.returned += b.NumRows()
+	r.cur = b
+	return true
+}
+
+// finish stops the producers after the limit was reached.
+func (r *reader) finish() {
+	if !r.done {
+		r.done = true
+		r.cancel(errLimitReached)
+	}
+}
+
+func (r *reader) Release() {
+	if atomic.AddInt64(&r.refs, -1) > 0 {
+		return
+	}
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.ctx.Err() == nil {
+		r.cancel(errLimitReached) // abandoned: stop quietly
+	}
+	for b := range r.out { // drain until the producers are gone
+		b.Release()
+	}
+}
+
+// readSplit reads one split and sends its batches.
+func (r *reader) readSplit(sp *Split) error {
+	if sp.Merge {
+		return r.readMergeSplit(sp)
+	}
+	for i := range sp.Files {
+		if err := r.readRawFile(sp, &sp.Files[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openFile opens a data file of the split for reading with the file's schema.
+func (r *reader) openFile(sp *Split, f *paimon.DataFileMeta) (format.DataFile, func(), error) {
+	owner := sp.scan(r.s)
+	p, err := owner.DataFilePath(sp, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	fileFields, err := owner.fileSchema(r.ctx, f.SchemaID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("data file %s: %w", p, err)
+	}
+	h, err := owner.table.FileIO().Open(r.ctx, p)
+	if err != nil {
+		return nil, nil, fmt.Errorf("data file %s: %w", p, err)
+	}
+	df, err := format.Open(h, h.Size(), p, fileFields)
+	if err != nil {
+		h.Close()
+		return nil, nil, err
+	}
+	r.stats.FilesRead.Add(1)
+	return df, func() { h.Close() }, nil
+}
+
+// rowGroups selects the row groups whose statistics may match the filter.
+func (r *reader) rowGroups(df format.DataFile) []int {
+	n := df.NumRowGroups()
+	r.stats.RowGroupsTotal.Add(int64(n))
+	if r.s.opts.Filter == nil {
+		return nil
+	}
+	var keep []int
+	for i := 0; i < n; i++ {
+		if predicate.MayMatch(r.s.opts.Filter, df.RowGroupStats(i, r.s.readCols)) {
+			keep = append(keep, i)
+		} else {
+			r.stats.RowGroupsSkipped.Add(1)
+		}
+	}
+	if len(keep) == n {
+		return nil
+	}
+	if keep == nil {
+		keep = []int{}
+	}
+	return keep
+}
+
+func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
+	df, closeFile, err := r.openFile(sp, f)
+	if err != nil {
+		return err
+	}
+	defer closeFile()
+	var dv deletionVector
+	if d, ok := sp.Deletions[f.FileName]; ok {
+		if dv, err = sp.scan(r.s).loadDeletionVector(r.ctx, d, f.FileName); err != nil {
+			return err
+		}
+	}
+	rgs := r.rowGroups(df)
+	if rgs != nil && len(rgs) == 0 {
+		return nil
+	}
+	rr, err := df.Read(r.ctx, format.ReadOptions{Fields: sp.scan(r.s).readCols, RowGroups: rgs, BatchSize: r.s.opts.BatchSize, Allocator: r.mem})
+	if err != nil {
+		return err
+	}
+	defer rr.Release()
+	for rr.Next() {
+		b := rr.RecordBatch()
+		out, err := r.finishBatch(b, rr.FirstRow(), dv)
+		if err != nil {
+			return fmt.Errorf("data file %s: %w", df.Name(), err)
+		}
+		if err := r.send(out); err != nil {
+			return err
+		}
+	}
+	return rr.Err()
+}
+
+// finishBatch applies the deletion vector and the filter to a batch of
+// readCols and projects it to the output columns. It does not release b.
+func (r *reader) finishBatch(b arrow.RecordBatch, firstRow int64, dv deletionVector) (arrow.RecordBatch, error) {
+	n := int(b.NumRows())
+	var keep []bool
+	if dv != nil {
+		keep = make([]bool, n)
+		dropped := 0
+		for i := range keep {
+			keep[i] = !dv.IsDeleted(firstRow + int64(i))
+			if !keep[i] {
+				dropped++
+			}
+		}
+		r.stats.RowsDeleted.Add(int64(dropped))
+		if dropped == 0 {
+			keep = nil
+		}
+	}
+	if r.s.opts.Filter != nil {
+		mask, err := predicate.EvalArrow(r.s.opts.Filter, b, r.mem)
+		if err != nil {
+			return nil, err
+		}
+		if keep == nil {
+			keep = make([]bool, n)
+			for i := range keep {
+				keep[i] = true
+			}
+		}
+		for i := range keep {
+			keep[i] = keep[i] && mask.Value(i)
+		}
+		mask.Release()
+	}
+	cols := make([]arrow.Array, len(r.s.outCols))
+	for i := range cols {
+		cols[i] = b.Column(i) // readCols start with outCols
+	}
+	proj := array.NewRecordBatch(r.s.out, cols, int64(n))
+	if keep == nil {
+		return proj, nil
+	}
+	defer proj.Release()
+	mb := array.NewBooleanBuilder(r.mem)
+	defer mb.Release()
+	mb.AppendValues(keep, nil)
+	mask := mb.NewBooleanArray()
+	defer mask.Release()
+	return predicate.FilterRecord(r.ctx, r.mem, proj, mask)
+}
+
+// readMergeSplit merges the bucket's sorted runs and sends the result.
+func (r *reader) readMergeSplit(sp *Split) error {
+	owner := sp.scan(r.s)
+	spec, fields, err := owner.mergeSpec()
+	if err != nil {
+		return err
+	}
+	runs, err := owner.sortedRuns(sp)
+	if err != nil {
+		return err
+	}
+	var srcs []BatchSource
+	for _, run := range runs {
+		srcs = append(srcs, &runSource{r: r, sp: sp, files: run, fields: fields})
+	}
+	mr, err := NewMergeReader(r.ctx, r.mem, spec, srcs)
+	if err != nil {
+		return err
+	}
+	defer mr.Release()
+	for mr.Next() {
+		out, err := r.finishBatch(mr.RecordBatch(), 0, nil)
+		if err != nil {
+			return err
+		}
+		if err := r.send(out); err != nil {
+			return err
+		}
+	}
+	return mr.Err()
+}
+
+// runSource reads the files of one sorted run in order.
+type runSource struct {
+	r      *reader
+	sp     *Split
+	files  []*paimon.DataFileMeta
+	fields []types.DataField
+	idx    int
+	cur    format.RecordReader
+	close  func()
+	dv     deletionVector
+}
+
+func (rs *runSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	for {
+		if rs.cur == nil {
+			if rs.idx >= len(rs.files) {
+				return nil, nil
+			}
+			f := rs.files[rs.idx]
+			rs.idx++
+			df, closeFile, err := rs.r.openFile(rs.sp, f)
+			if err != nil {
+				return nil, err
+			}
+			rs.close = closeFile
+			rs.dv = nil
+			if d, ok := rs.sp.Deletions[f.FileName]; ok {
+				if rs.dv, err = rs.sp.scan(rs.r.s).loadDeletionVector(ctx, d, f.FileName); err != nil {
+					return nil, err
+				}
+			}
+			rs.cur, err = df.Read(ctx, format.ReadOptions{Fields: rs.fields, BatchSize: rs.r.s.opts.BatchSize, Allocator: rs.r.mem})
+			if err != nil {
+				rs.close()
+				rs.close = nil
+				return nil, err
+			}
+		}
+		if rs.cur.Next() {
+			b := rs.cur.RecordBatch()
+			if rs.dv != nil {
+				return rs.applyDV(b, rs.cur.FirstRow())
+			}
+			b.Retain()
+			return b, nil
+		}
+		err := rs.cur.Err()
+		rs.cur.Release()
+		rs.cur = nil
+		rs.close()
+		rs.close = nil
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (rs *runSource) applyDV(b arrow.RecordBatch, first int64) (arrow.RecordBatch, error) {
+	mb := array.NewBooleanBuilder(rs.r.mem)
+	defer mb.Release()
+	for i := int64(0); i < b.NumRows(); i++ {
+		mb.Append(!rs.dv.IsDeleted(first + i))
+	}
+	mask := mb.NewBooleanArray()
+	defer mask.Release()
+	return predicate.FilterRecord(rs.r.ctx, rs.r.mem, b, mask)
+}
+
+func (rs *runSource) Close() {
+	if rs.cur != nil {
+		rs.cur.Release()
+		rs.cur = nil
+	}
+	if rs.close != nil {
+		rs.close()
+		rs.close = nil
+	}
+}
+
+// mergeSpec builds the merge input layout: trimmed-PK key columns,
+// _SEQUENCE_NUMBER, _VALUE_KIND, then readCols and any sequence.field column.
+func (s *Scan) mergeSpec() (MergeSpec, []types.DataField, error) {
+	sc := s.schema
+	var fields []types.DataField
+	for _, k := range s.info.trimmedPK {
+		fields = append(fields, format.KeyField(k))
+	}
+	nk := len(fields)
+	fields = append(fields, format.SequenceNumberField(), format.ValueKindField())
+	fields = append(fields, s.readCols...)
+	spec := MergeSpec{SeqCol: nk, KindCol: nk + 1, Engine: s.info.mergeEngine, BatchSize: s.opts.BatchSize}
+	for i := 0; i < nk; i++ {
+		spec.KeyCols = append(spec.KeyCols, i)
+	}
+	for i := range s.readCols {
+		spec.OutCols = append(spec.OutCols, nk+2+i)
+	}
+	spec.OutSchema = OutputSchema(s.readCols)
+	rt := sc.RowType()
+	for _, n := range sc.SequenceFields() {
+		idx := fieldIndexByName(fields[nk+2:], n)
+		if idx < 0 {
+			i := rt.FieldIndex(n)
+			if i < 0 {
+				return spec, nil, fmt.Errorf("%w: sequence.field %q is not a column", paimon.ErrCorrupt, n)
+			}
+			fields = append(fields, rt[i])
+			idx = len(fields) - 1 - (nk + 2)
+		}
+		spec.UserSeqCols = append(spec.UserSeqCols, nk+2+idx)
+	}
+	spec.UserSeqDesc = strings.EqualFold(sc.Option("sequence.field.sort-order", "ascending"), "descending")
+	engine := string(s.info.mergeEngine)
+	spec.IgnoreDelete = sc.IgnoreDelete() || sc.OptionBool(engine+".ignore-delete", false)
+	switch s.info.mergeEngine {
+	case PartialUpdate:
+		spec.RemoveRecordOnDelete = sc.OptionBool("partial-update.remove-record-on-delete", false)
+		for k := range sc.Options {
+			if strings.HasSuffix(k, ".sequence-group") {
+				return spec, nil, fmt.Errorf("%w: partial-update option %q (sequence groups) is not supported yet", paimon.ErrUnsupported, k)
+			}
+		}
+	case Aggregation:
+		spec.RemoveRecordOnDelete = sc.OptionBool("aggregation.remove-record-on-delete", false)
+		pk := map[string]bool{}
+		for _, n := range sc.PrimaryKeys {
+			pk[n] = true
+		}
+		def := sc.Option("fields.default-aggregate-function", string(AggLastNonNullValue))
+		for _, f := range s.readCols {
+			if pk[f.Name] {
+				spec.Aggs = append(spec.Aggs, AggPrimaryKey)
+				spec.IgnoreRetract = append(spec.IgnoreRetract, false)
+				continue
+			}
+			fn, err := ParseAggFunc(sc.Option("fields."+f.Name+".aggregate-function", def))
+			if err != nil {
+				return spec, nil, fmt.Errorf("%w: column %s: %v", paimon.ErrUnsupported, f.Name, err)
+			}
+			spec.Aggs = append(spec.Aggs, fn)
+			spec.IgnoreRetract = append(spec.IgnoreRetract, sc.OptionBool("fields."+f.Name+".ignore-retract", false))
+		}
+	case Deduplicate, FirstRow:
+	default:
+		return spec, nil, fmt.Errorf("%w: merge engine %q is not supported yet", paimon.ErrUnsupported, s.info.mergeEngine)
+	}
+	return spec, fields, nil
+}
+
+// sortedRuns splits a bucket's files into sorted runs: every level-0 file is
+// its own run; the files of each level >= 1 form one run, ordered by key
+// (Paimon keeps files of one level from overlapping).
+func (s *Scan) sortedRuns(sp *Split) ([][]*paimon.DataFileMeta, error) {
+	byLevel := map[int32][]*paimon.DataFileMeta{}
+	var runs [][]*paimon.DataFileMeta
+	for i := range sp.Files {
+		f := &sp.Files[i]
+		if f.Level == 0 {
+			runs = append(runs, []*paimon.DataFileMeta{f})
+			continue
+		}
+		byLevel[f.Level] = append(byLevel[f.Level], f)
+	}
+	keyTypes := partTypes(s.info.trimmedPK)
+	var levels []int32
+	for l := range byLevel {
+		levels = append(levels, l)
+	}
+	sort.Slice(levels, func(i, j int) bool { return levels[i] < levels[j] })
+	for _, l := range levels {
+		files := byLevel[l]
+		keys := make([][]any, len(files))
+		for i, f := range files {
+			k, err := binrow.Deserialize(keyTypes, f.MinKey)
+			if err != nil {
+				return nil, fmt.Errorf("%w: _MIN_KEY of data file %s: %v", paimon.ErrCorrupt, f.FileName, err)
+			}
+			keys[i] = k
+		}
+		idx := make([]int, len(files))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return compareTuple(keys[idx[a]], keys[idx[b]]) < 0 })
+		run := make([]*paimon.DataFileMeta, len(files))
+		for i, j := range idx {
+			run[i] = files[j]
+		}
+		runs = append(runs, run)
+	}
+	return runs, nil
+}
+
+func compareTuple(a, b []any) int {
+	for i := range a {
+		if i >= len(b) {
+			return 1
+		}
+		switch {
+		case a[i] == nil && b[i] == nil:
+			continue
+		case a[i] == nil:
+			return -1
+		case b[i] == nil:
+			return 1
+		}
+		if c, ok := predicate.CompareLiterals(a[i], b[i]); ok && c != 0 {
+			return c
+		}
+	}
+	return len(a) - len(b)
+}
