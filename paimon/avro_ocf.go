@@ -25,7 +25,7 @@ import (
 // branch value), which lets the manifest readers match fields by name.
 
 // maxBlockSize bounds one decompressed OCF block (Java writes ~64 KiB blocks).
-const maxBlockSize = 256 << 20
+const maxBlockSize = 64 << 20
 
 var ocfMagic = []byte{'O', 'b', 'j', 1}
 
@@ -35,6 +35,13 @@ var errShort = errors.New("unexpected end of data")
 type avroReader struct {
 	b   []byte
 	pos int
+	// budget bounds the number of values decoded (values of type null take
+	// no bytes, so the input size alone does not bound the work).
+	budget int
+}
+
+func newAvroReader(b []byte) avroReader {
+	return avroReader{b: b, budget: 4*len(b) + 1<<16}
 }
 
 func (r *avroReader) remaining() int { return len(r.b) - r.pos }
@@ -96,6 +103,10 @@ func (r *avroReader) bytes() ([]byte, error) {
 func (r *avroReader) decodeValue(s avro.Schema, depth int) (any, error) {
 	if depth > 64 {
 		return nil, errors.New("schema nesting too deep")
+	}
+	r.budget--
+	if r.budget < 0 {
+		return nil, errors.New("too many values for the size of the data")
 	}
 	switch s := s.(type) {
 	case *avro.RefSchema:
@@ -415,7 +426,7 @@ func (f *ocfFile) each(fn func(v any) error) error {
 		if count > int64(len(data)) && !canBeEmpty(f.schema, 0) {
 			return fmt.Errorf("block claims %d records in %d bytes", count, len(data))
 		}
-		br := avroReader{b: data}
+		br := newAvroReader(data)
 		for i := int64(0); i < count; i++ {
 			v, err := br.decodeValue(f.schema, 0)
 			if err != nil {

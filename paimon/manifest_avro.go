@@ -653,9 +653,6 @@ func wrapRecordErr(name string, i int, err error) error {
 	return corruptf(name, "record %d: %v", i, err)
 }
 
-// errStop can be returned by callbacks to stop iteration early without error.
-var errStop = errors.New("stop")
-
 // DecodeManifestList decodes a manifest list file's bytes, calling fn for each entry.
 func DecodeManifestList(name string, data []byte, format string, fn func(ManifestFileMeta) error) error {
 	i := 0
