@@ -21,7 +21,7 @@ import (
 // actually there before anything is allocated, and decompressed blocks are
 // bounded, so corrupt or hostile input yields an error, never a panic or a
 // huge allocation. Records are decoded generically against the WRITER schema
-// embedded in the file (map[string]any for records, unions unwrapped to the
+// embedded in the file (*avroRecord for records, unions unwrapped to the
 // branch value), which lets the manifest readers match fields by name.
 
 // maxBlockSize bounds one decompressed OCF block (Java writes ~64 KiB blocks).
@@ -38,10 +38,27 @@ type avroReader struct {
 	// budget bounds the number of values decoded (values of type null take
 	// no bytes, so the input size alone does not bound the work).
 	budget int
+	// names caches the field-name index of each record schema.
+	names map[*avro.RecordSchema]map[string]int
 }
 
-func newAvroReader(b []byte) avroReader {
-	return avroReader{b: b, budget: 4*len(b) + 1<<16}
+func newAvroReader(b []byte, names map[*avro.RecordSchema]map[string]int) avroReader {
+	return avroReader{b: b, budget: 4*len(b) + 1<<16, names: names}
+}
+
+// avroRecord is a decoded record: values in writer-schema field order plus a
+// shared name index (cheaper than a map per record).
+type avroRecord struct {
+	names map[string]int
+	vals  []any
+}
+
+func (r *avroRecord) get(name string) (any, bool) {
+	i, ok := r.names[name]
+	if !ok {
+		return nil, false
+	}
+	return r.vals[i], true
 }
 
 func (r *avroReader) remaining() int { return len(r.b) - r.pos }
@@ -149,15 +166,26 @@ func (r *avroReader) decodeValue(s avro.Schema, depth int) (any, error) {
 			return string(b), nil
 		}
 	case *avro.RecordSchema:
-		m := make(map[string]any, len(s.Fields()))
-		for _, f := range s.Fields() {
+		names := r.names[s]
+		if names == nil {
+			names = make(map[string]int, len(s.Fields()))
+			for i, f := range s.Fields() {
+				names[f.Name()] = i
+			}
+			if r.names == nil {
+				r.names = map[*avro.RecordSchema]map[string]int{}
+			}
+			r.names[s] = names
+		}
+		rec := &avroRecord{names: names, vals: make([]any, len(s.Fields()))}
+		for i, f := range s.Fields() {
 			v, err := r.decodeValue(f.Type(), depth+1)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", f.Name(), err)
 			}
-			m[f.Name()] = v
+			rec.vals[i] = v
 		}
-		return m, nil
+		return rec, nil
 	case *avro.UnionSchema:
 		idx, err := r.long()
 		if err != nil {
@@ -399,6 +427,7 @@ func decompress(codec string, b []byte) ([]byte, error) {
 // each calls fn for every record of the container, in order.
 func (f *ocfFile) each(fn func(v any) error) error {
 	r := &f.body
+	names := map[*avro.RecordSchema]map[string]int{}
 	for r.remaining() > 0 {
 		count, err := r.long()
 		if err != nil {
@@ -426,7 +455,7 @@ func (f *ocfFile) each(fn func(v any) error) error {
 		if count > int64(len(data)) && !canBeEmpty(f.schema, 0) {
 			return fmt.Errorf("block claims %d records in %d bytes", count, len(data))
 		}
-		br := newAvroReader(data)
+		br := newAvroReader(data, names)
 		for i := int64(0); i < count; i++ {
 			v, err := br.decodeValue(f.schema, 0)
 			if err != nil {
@@ -551,11 +580,21 @@ func writeOCF(schemaJSON string, codec ManifestCodec, zstdLevel int, records [][
 		return nil, err
 	}
 	out.buf = append(out.buf, sync...)
+	var zenc *zstd.Encoder
+	if codec == CodecZstandard {
+		var err error
+		zenc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(zstdLevel)),
+			zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<20))
+		if err != nil {
+			return nil, err
+		}
+		defer zenc.Close()
+	}
 	flush := func(block []byte, n int) error {
 		if n == 0 {
 			return nil
 		}
-		comp, err := compress(codec, zstdLevel, block)
+		comp, err := compress(codec, zenc, block)
 		if err != nil {
 			return err
 		}
@@ -582,7 +621,7 @@ func writeOCF(schemaJSON string, codec ManifestCodec, zstdLevel int, records [][
 	return out.buf, nil
 }
 
-func compress(codec ManifestCodec, level int, b []byte) ([]byte, error) {
+func compress(codec ManifestCodec, zenc *zstd.Encoder, b []byte) ([]byte, error) {
 	switch codec {
 	case CodecNull:
 		return b, nil
@@ -601,12 +640,7 @@ func compress(codec ManifestCodec, level int, b []byte) ([]byte, error) {
 		out := s2.EncodeSnappy(nil, b)
 		return binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(b)), nil
 	case CodecZstandard:
-		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)), zstd.WithEncoderConcurrency(1))
-		if err != nil {
-			return nil, err
-		}
-		defer enc.Close()
-		return enc.EncodeAll(b, nil), nil
+		return zenc.EncodeAll(b, nil), nil
 	}
 	return nil, fmt.Errorf("%w: Avro codec %q", ErrUnsupported, codec)
 }

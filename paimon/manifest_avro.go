@@ -63,20 +63,30 @@ const (
 // rec wraps a decoded Avro record for typed, by-name field access. The first
 // error sticks; later accesses return zero values.
 type rec struct {
-	m    map[string]any
+	m    map[string]any // generic records (e.g. from an ORC decoder)
+	a    *avroRecord    // records from the Avro decoder
 	path string
 	err  error
 }
 
 func asRec(v any, path string) (*rec, error) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		if v == nil {
-			return nil, fmt.Errorf("%s is null", path)
-		}
-		return nil, fmt.Errorf("%s is %T, not a record", path, v)
+	switch v := v.(type) {
+	case *avroRecord:
+		return &rec{a: v, path: path}, nil
+	case map[string]any:
+		return &rec{m: v, path: path}, nil
+	case nil:
+		return nil, fmt.Errorf("%s is null", path)
 	}
-	return &rec{m: m, path: path}, nil
+	return nil, fmt.Errorf("%s is %T, not a record", path, v)
+}
+
+func (r *rec) lookup(name string) (any, bool) {
+	if r.a != nil {
+		return r.a.get(name)
+	}
+	v, ok := r.m[name]
+	return v, ok
 }
 
 func (r *rec) fail(name, format string, a ...any) {
@@ -87,7 +97,7 @@ func (r *rec) fail(name, format string, a ...any) {
 
 // get returns a field; required fields must be present and non-null.
 func (r *rec) get(name string, required bool) any {
-	v, ok := r.m[name]
+	v, ok := r.lookup(name)
 	if required && (!ok || v == nil) {
 		if !ok {
 			r.fail(name, "missing")

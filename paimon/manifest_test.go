@@ -184,6 +184,15 @@ func TestWriterSchemasMatchJava(t *testing.T) {
 		if trimmed.String() != theirs.String() {
 			t.Errorf("%s: canonical form differs:\n ours   %s\n theirs %s", f.path, trimmed.String(), theirs.String())
 		}
+		// Full form too (defaults, logical types), structurally.
+		a, _ := trimmed.MarshalJSON()
+		b, _ := theirs.MarshalJSON()
+		var am, bm any
+		jsonUnmarshal(a, &am)
+		jsonUnmarshal(b, &bm)
+		if !reflect.DeepEqual(am, bm) {
+			t.Errorf("%s: full schema differs:\n ours   %s\n theirs %s", f.path, a, b)
+		}
 		checked++
 	}
 	if checked == 0 {
