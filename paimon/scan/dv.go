@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/paimon-flightsql/paimon-flightsql/deletion"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/partition"
 )
@@ -13,9 +14,19 @@ type deletionVector interface {
 	IsDeleted(pos int64) bool
 }
 
-// loadDeletionVector reads a data file's deletion vector.
+// loadDeletionVector reads and verifies a data file's deletion vector from
+// its index file. Errors name the index file and the data file.
 func (s *Scan) loadDeletionVector(ctx context.Context, d DeletionFile, dataFile string) (deletionVector, error) {
-	return nil, fmt.Errorf("%w: deletion vector of %s in %s: decoder not wired yet", paimon.ErrUnsupported, dataFile, d.Path)
+	h, err := s.table.FileIO().Open(ctx, d.Path)
+	if err != nil {
+		return nil, fmt.Errorf("deletion vector index file %s (for %s): %w", d.Path, dataFile, err)
+	}
+	defer h.Close()
+	v, err := deletion.ReadVector(d.Path, h, h.Size(), deletion.Range{DataFile: dataFile, Offset: d.Offset, Length: d.Length, Cardinality: d.Cardinality})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", paimon.ErrCorrupt, err)
+	}
+	return v, nil
 }
 
 // partitionPath renders a partition row as its relative directory.

@@ -1,0 +1,97 @@
+// Command paimon-flightsql serves Apache Paimon tables over Arrow Flight SQL
+// and offers the tools around it.
+//
+//	paimon-flightsql serve   --warehouse W | --demo [--listen 127.0.0.1:32010]
+//	paimon-flightsql query   --warehouse W [--format table|csv|jsonl] "SQL"
+//	paimon-flightsql demo    --warehouse W [--scale S]
+//	paimon-flightsql inspect TABLE_PATH [--snapshot N] [--json]
+//	paimon-flightsql cat     TABLE_PATH [--snapshot N | --tag T | --timestamp MS] [--branch B] [--columns a,b] [--format jsonl|csv|table] [--ro]
+//	paimon-flightsql compact --warehouse W db.t [--full]
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// command is one subcommand.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+var commands = map[string]command{}
+
+func register(name, summary string, run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) {
+	commands[name] = command{summary: summary, run: run}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: paimon-flightsql <command> [flags]")
+	fmt.Fprintln(w, "\ncommands:")
+	var names []string
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'paimon-flightsql <command> -h' for the flags of a command.")
+}
+
+// errUsage marks an error already explained by a usage message.
+var errUsage = errors.New("usage")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "paimon-flightsql: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return 2
+	}
+	if err := cmd.run(ctx, args[1:], stdout, stderr); err != nil {
+		if errors.Is(err, errUsage) {
+			return 2
+		}
+		fmt.Fprintf(stderr, "paimon-flightsql %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
+}
+
+// splitList parses "a,b,c" (empty → nil).
+func splitList(s string) []string {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func sortStrings(s []string) { sort.Strings(s) }
