@@ -9,7 +9,6 @@ package catalog
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -149,5 +148,5 @@ type Compactor interface {
 }
 
 func invalidf(format string, a ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, a...))
+	return paimon.Errorf(ErrInvalid, format, a...)
 }

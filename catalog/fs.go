@@ -159,13 +159,13 @@ func ParseTableName(name string) (table, branch, system string, err error) {
 	parts := strings.Split(name, "$")
 	table = parts[0]
 	if table == "" {
-		return "", "", "", fmt.Errorf("%w: empty table name in %q", ErrInvalid, name)
+		return "", "", "", paimon.Errorf(ErrInvalid, "empty table name in %q", name)
 	}
 	rest := parts[1:]
 	if len(rest) > 0 && strings.HasPrefix(strings.ToLower(rest[0]), "branch_") {
 		branch = rest[0][len("branch_"):]
 		if branch == "" {
-			return "", "", "", fmt.Errorf("%w: empty branch name in %q", ErrInvalid, name)
+			return "", "", "", paimon.Errorf(ErrInvalid, "empty branch name in %q", name)
 		}
 		rest = rest[1:]
 	}
@@ -174,10 +174,10 @@ func ParseTableName(name string) (table, branch, system string, err error) {
 	case 1:
 		system = strings.ToLower(rest[0])
 		if system == "" {
-			return "", "", "", fmt.Errorf("%w: empty system table name in %q", ErrInvalid, name)
+			return "", "", "", paimon.Errorf(ErrInvalid, "empty system table name in %q", name)
 		}
 	default:
-		return "", "", "", fmt.Errorf("%w: unsupported system table: %s", ErrNotFound, strings.Join(rest, "$"))
+		return "", "", "", paimon.Errorf(ErrNotFound, "unsupported system table: %s", strings.Join(rest, "$"))
 	}
 	return table, branch, system, nil
 }
@@ -208,7 +208,7 @@ func (c *FS) GetTable(ctx context.Context, db, name string) (Table, error) {
 		return base, nil
 	}
 	if c.sys == nil {
-		return nil, fmt.Errorf("%w: unsupported system table: %s", ErrNotFound, system)
+		return nil, paimon.Errorf(ErrNotFound, "unsupported system table: %s", system)
 	}
 	return c.sys.Table(ctx, base, system)
 }
@@ -229,7 +229,7 @@ func (c *FS) openDataTable(ctx context.Context, db, table, branch string) (*Data
 			return nil, c.dbNotFound(ctx, db)
 		}
 		names, _ := c.DataTableNames(ctx, db)
-		return nil, fmt.Errorf("%w: table %s.%s does not exist%s", ErrNotFound, db, table, suggest(table, names))
+		return nil, paimon.Errorf(ErrNotFound, "table %s.%s does not exist%s", db, table, suggest(table, names))
 	}
 	pt, err := paimon.OpenTable(ctx, c.io, p, branch)
 	if err != nil {
@@ -240,13 +240,13 @@ func (c *FS) openDataTable(ctx context.Context, db, table, branch string) (*Data
 
 func (c *FS) dbNotFound(ctx context.Context, db string) error {
 	dbs, _ := c.ListDatabases(ctx)
-	return fmt.Errorf("%w: database %s does not exist%s", ErrNotFound, db, suggest(db, dbs))
+	return paimon.Errorf(ErrNotFound, "database %s does not exist%s", db, suggest(db, dbs))
 }
 
 // validName rejects names that could escape the warehouse.
 func validName(kind, n string) error {
 	if n == "" || n == "." || n == ".." || strings.ContainsAny(n, "/\\\x00") {
-		return fmt.Errorf("%w: invalid %s name %q", ErrInvalid, kind, n)
+		return paimon.Errorf(ErrInvalid, "invalid %s name %q", kind, n)
 	}
 	return nil
 }

@@ -177,7 +177,7 @@ func (s *Scan) resolveColumns() error {
 		for _, c := range s.opts.Columns {
 			i := rt.FieldIndex(c)
 			if i < 0 {
-				return fmt.Errorf("%w: column %q does not exist in table %s", paimon.ErrNotFound, c, s.table.Path())
+				return paimon.Errorf(paimon.ErrNotFound, "column %q does not exist in table %s", c, s.table.Path())
 			}
 			s.outCols = append(s.outCols, rt[i])
 		}
@@ -190,7 +190,7 @@ func (s *Scan) resolveColumns() error {
 			}
 			i := rt.FieldIndex(c)
 			if i < 0 {
-				return fmt.Errorf("%w: filter column %q does not exist in table %s", paimon.ErrNotFound, c, s.table.Path())
+				return paimon.Errorf(paimon.ErrNotFound, "filter column %q does not exist in table %s", c, s.table.Path())
 			}
 			s.readCols = append(s.readCols, rt[i])
 		}
