@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/write"
+)
+
+func init() {
+	register("demo", "build a demo warehouse to explore", runDemo)
+}
+
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	warehouse := fs.String("warehouse", "", "warehouse `directory` to create the demo tables in")
+	scale := fs.Float64("scale", 1, "size `S` of the lineitem table: 1 → ~1M rows, 10 → ~10M")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: paimon-flightsql demo --warehouse W [--scale S]")
+		fs.PrintDefaults()
+	}
+	if _, err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if *warehouse == "" {
+		fs.Usage()
+		return errUsage
+	}
+	return buildDemo(ctx, *warehouse, *scale, stderr)
+}
+
+func buildDemo(ctx context.Context, warehouse string, scale float64, stderr io.Writer) error {
+	bar := newProgressBar(stderr, "building demo warehouse "+warehouse)
+	if err := write.BuildDemo(ctx, warehouse, scale, bar.Update); err != nil {
+		return err
+	}
+	bar.Done("done")
+	return nil
+}
+
+// defaultDemoDir is where `serve --demo` keeps its warehouse.
+func defaultDemoDir() string {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "paimon-flightsql", "demo")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".local", "share", "paimon-flightsql", "demo")
+	}
+	return filepath.Join(os.TempDir(), "paimon-flightsql-demo")
+}

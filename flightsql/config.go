@@ -1,0 +1,174 @@
+package flightsql
+
+import (
+	"bufio"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// Config configures a Server. The zero value plus NoAuth (or users) is a
+// working local configuration.
+type Config struct {
+	// Addr is the listen address used by ListenAndServe (default
+	// "127.0.0.1:32010"). Serve takes a listener instead.
+	Addr string
+
+	// NoAuth disables authentication: every call is accepted as user
+	// "anonymous" (Handshake still issues a token for clients that want one).
+	NoAuth bool
+	// UsersFile names a file of "user:bcrypt-hash[:readonly]" lines ('#'
+	// starts a comment). Read-only users may query but not DELETE or CALL.
+	UsersFile string
+	// Users are added to those of UsersFile.
+	Users []User
+
+	// TokenKey signs bearer tokens, tickets and prepared-statement handles
+	// (HMAC-SHA256). Every node of a cluster must share it. When empty a
+	// random key is generated, so tokens and tickets are valid on this
+	// process only.
+	TokenKey []byte
+	// TokenTTL is the lifetime of a bearer token (default 12h).
+	TokenTTL time.Duration
+	// HandleTTL is the lifetime of a ticket or prepared-statement handle
+	// (default 24h).
+	HandleTTL time.Duration
+	// SessionTTL is how long idle session options are kept (default 8h).
+	SessionTTL time.Duration
+
+	// TLSCertFile and TLSKeyFile enable TLS. ClientCAFile additionally
+	// requires and verifies client certificates (mTLS).
+	TLSCertFile, TLSKeyFile, ClientCAFile string
+
+	// QueryTimeout bounds planning and each DoGet stream (0 = none).
+	QueryTimeout time.Duration
+	// MetricsAddr, when set, serves Prometheus metrics at /metrics.
+	MetricsAddr string
+	// Logger receives one line per RPC (default slog.Default()).
+	Logger *slog.Logger
+	// Catalog is the single catalog name reported to clients (default "paimon").
+	Catalog string
+	// Allocator is used for results and metadata (default memory.DefaultAllocator).
+	Allocator memory.Allocator
+	// ErrorCodes maps extra sentinel errors to gRPC codes, e.g.
+	// {paimon.ErrCorrupt, codes.DataLoss}. They are checked before the
+	// catalog sentinels.
+	ErrorCodes []ErrorCode
+	// ServerVersion is reported in SqlInfo FLIGHT_SQL_SERVER_VERSION.
+	ServerVersion string
+}
+
+// User is one account. PasswordHash is a bcrypt hash (see HashPassword).
+type User struct {
+	Name         string
+	PasswordHash string
+	ReadOnly     bool
+}
+
+// HashPassword returns the bcrypt hash of password for a users file.
+func HashPassword(password string) (string, error) {
+	h, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	return string(h), err
+}
+
+// LoadUsersFile parses a users file: one "user:bcrypt-hash[:readonly]" per
+// line; blank lines and lines starting with '#' are ignored.
+func LoadUsersFile(path string) ([]User, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("users file: %w", err)
+	}
+	defer f.Close()
+	var users []User
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		parts := strings.Split(line, ":")
+		if len(parts) < 2 || len(parts) > 3 || parts[0] == "" {
+			return nil, fmt.Errorf("users file %s line %d: want user:bcrypt-hash[:readonly]", path, n)
+		}
+		if _, err := bcrypt.Cost([]byte(parts[1])); err != nil {
+			return nil, fmt.Errorf("users file %s line %d: user %q: password hash is not bcrypt: %v", path, n, parts[0], err)
+		}
+		u := User{Name: parts[0], PasswordHash: parts[1]}
+		if len(parts) == 3 {
+			switch parts[2] {
+			case "readonly", "ro":
+				u.ReadOnly = true
+			case "", "readwrite", "rw":
+			default:
+				return nil, fmt.Errorf("users file %s line %d: user %q: unknown flag %q (want readonly or readwrite)", path, n, parts[0], parts[2])
+			}
+		}
+		users = append(users, u)
+	}
+	return users, sc.Err()
+}
+
+func (c *Config) setDefaults() {
+	if c.Addr == "" {
+		c.Addr = "127.0.0.1:32010"
+	}
+	if c.TokenTTL <= 0 {
+		c.TokenTTL = 12 * time.Hour
+	}
+	if c.HandleTTL <= 0 {
+		c.HandleTTL = 24 * time.Hour
+	}
+	if c.SessionTTL <= 0 {
+		c.SessionTTL = 8 * time.Hour
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Catalog == "" {
+		c.Catalog = "paimon"
+	}
+	if c.Allocator == nil {
+		c.Allocator = memory.DefaultAllocator
+	}
+	if c.ServerVersion == "" {
+		c.ServerVersion = "dev"
+	}
+}
+
+// tlsConfig builds the server TLS configuration, or nil without TLS.
+func (c *Config) tlsConfig() (*tls.Config, error) {
+	if c.TLSCertFile == "" && c.TLSKeyFile == "" {
+		if c.ClientCAFile != "" {
+			return nil, fmt.Errorf("client CA file %s given without a TLS certificate and key", c.ClientCAFile)
+		}
+		return nil, nil
+	}
+	if c.TLSCertFile == "" || c.TLSKeyFile == "" {
+		return nil, fmt.Errorf("TLS needs both a certificate and a key (got cert %q, key %q)", c.TLSCertFile, c.TLSKeyFile)
+	}
+	cert, err := tls.LoadX509KeyPair(c.TLSCertFile, c.TLSKeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("TLS key pair %s/%s: %w", c.TLSCertFile, c.TLSKeyFile, err)
+	}
+	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	if c.ClientCAFile != "" {
+		pem, err := os.ReadFile(c.ClientCAFile)
+		if err != nil {
+			return nil, fmt.Errorf("client CA: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("client CA file %s holds no PEM certificate", c.ClientCAFile)
+		}
+		cfg.ClientCAs = pool
+		cfg.ClientAuth = tls.RequireAndVerifyClientCert
+	}
+	return cfg, nil
+}

@@ -1,0 +1,72 @@
+package flightsql
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Session is what a statement runs under: the current database and the
+// Paimon read options (scan.snapshot-id, scan.tag-name,
+// scan.timestamp-millis, branch).
+type Session struct {
+	Database string
+	Options  map[string]string
+}
+
+// Engine plans SQL text. It is the contract between the Flight SQL server
+// and the SQL engine; *planner.Engine is adapted to it by a thin wrapper.
+type Engine interface {
+	// Prepare parses and plans sql under sess. It reads metadata only.
+	// Errors should wrap catalog.ErrNotFound, catalog.ErrUnsupported or
+	// catalog.ErrInvalid when they are the client's fault.
+	Prepare(ctx context.Context, sql string, sess Session) (Statement, error)
+}
+
+// Statement is one planned SQL statement.
+//
+// Parameters use the literal conventions of paimon/predicate: nil, bool,
+// int64, float64, string, []byte, predicate.Decimal, predicate.Timestamp.
+type Statement interface {
+	// IsUpdate reports whether the statement is DML/CALL (run with
+	// ExecuteUpdate) rather than a query.
+	IsUpdate() bool
+	// Schema is the result schema of a query (nil or empty for updates).
+	Schema() *arrow.Schema
+	// ParamTypes lists the types of the `?` placeholders, in order.
+	ParamTypes() []arrow.DataType
+	// NumPartitions is the number of independently readable partitions
+	// (one Flight endpoint each); at least 1 for a query.
+	NumPartitions() int
+	// Ordered reports whether the concatenation of the partitions, in
+	// order, is the ordered result (ORDER BY).
+	Ordered() bool
+	// RowCount returns the number of result rows when known before
+	// execution.
+	RowCount() (n int64, known bool)
+	// Execute runs partition part of a query. The reader must stop promptly
+	// when ctx is cancelled and must release everything it allocated from
+	// mem once released itself.
+	Execute(ctx context.Context, mem memory.Allocator, params []any, part int) (array.RecordReader, error)
+	// ExecuteUpdate runs an update and returns the affected row count.
+	ExecuteUpdate(ctx context.Context, params []any) (int64, error)
+}
+
+// PinnedStatement is optionally implemented by statements that resolve a
+// moving target (the latest snapshot) at planning time. The returned
+// options (e.g. scan.snapshot-id) are added to the session carried by every
+// ticket of the statement, so that all endpoints read the same snapshot even
+// when a commit lands between GetFlightInfo and DoGet.
+type PinnedStatement interface {
+	PinnedOptions() map[string]string
+}
+
+// PruningStatsStatement is optionally implemented by statements that can
+// report scan pruning counters (e.g. "files_pruned_partition",
+// "files_total"). They are added to the paimon_flightsql_pruning_total
+// metric after GetFlightInfo.
+type PruningStatsStatement interface {
+	PruningStats() map[string]int64
+}

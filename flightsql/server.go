@@ -1,0 +1,224 @@
+package flightsql
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+
+	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+)
+
+// Server is a Flight SQL server over an Engine and a Catalog.
+type Server struct {
+	cfg      Config
+	eng      Engine
+	cat      catalog.Catalog
+	mem      memory.Allocator
+	log      *slog.Logger
+	sign     signer
+	auth     *authenticator
+	sessions *sessionStore
+	queries  *queryRegistry
+	metrics  *metrics
+
+	grpc    *grpc.Server
+	sql     *sqlServer
+	mu      sync.Mutex
+	httpSrv *http.Server
+	httpLis net.Listener
+}
+
+// NewServer validates cfg and builds a server. Call Serve to accept
+// connections.
+func NewServer(cfg Config, eng Engine, cat catalog.Catalog) (*Server, error) {
+	if eng == nil || cat == nil {
+		return nil, errors.New("flightsql: NewServer needs an engine and a catalog")
+	}
+	cfg.setDefaults()
+	s := &Server{
+		cfg: cfg, eng: eng, cat: cat, mem: cfg.Allocator, log: cfg.Logger,
+		sessions: newSessionStore(cfg.SessionTTL), queries: newQueryRegistry(), metrics: newMetrics(),
+	}
+	key := cfg.TokenKey
+	if len(key) == 0 {
+		key = make([]byte, 32)
+		if _, err := rand.Read(key); err != nil {
+			return nil, err
+		}
+		s.log.Warn("no token signing key configured: using a random key, so tokens, tickets and prepared statements are valid on this process only")
+	} else if len(key) < 16 {
+		return nil, fmt.Errorf("token signing key is %d bytes; use at least 16 (32 recommended)", len(key))
+	}
+	s.sign = signer{key: key}
+	var err error
+	if s.auth, err = newAuthenticator(&s.cfg, s.sign); err != nil {
+		return nil, err
+	}
+	tlsCfg, err := s.cfg.tlsConfig()
+	if err != nil {
+		return nil, err
+	}
+
+	s.sql = &sqlServer{s: s}
+	s.sql.Alloc = s.mem
+	if err := s.sql.registerSqlInfo(); err != nil {
+		return nil, err
+	}
+	opts := []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(s.observeUnary, s.authUnary),
+		grpc.ChainStreamInterceptor(s.observeStream, s.authStream),
+		grpc.MaxRecvMsgSize(64 << 20),
+	}
+	if tlsCfg != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(tlsCfg)))
+	}
+	s.grpc = grpc.NewServer(opts...)
+	svc := &flightService{FlightServer: flightsql.NewFlightServerWithAllocator(s.sql, s.mem), s: s}
+	flight.RegisterFlightServiceServer(s.grpc, svc)
+	return s, nil
+}
+
+// Serve accepts Flight SQL connections on lis until Shutdown. When
+// Config.MetricsAddr is set it also serves /metrics there.
+func (s *Server) Serve(lis net.Listener) error {
+	if s.cfg.MetricsAddr != "" {
+		if err := s.startMetrics(); err != nil {
+			return err
+		}
+	}
+	s.log.Info("flight sql server listening", "addr", lis.Addr().String(), "tls", s.cfg.TLSCertFile != "", "auth", !s.cfg.NoAuth, "catalog", s.cfg.Catalog)
+	err := s.grpc.Serve(lis)
+	if errors.Is(err, grpc.ErrServerStopped) {
+		return nil
+	}
+	return err
+}
+
+// ListenAndServe listens on Config.Addr and serves.
+func (s *Server) ListenAndServe() error {
+	lis, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(lis)
+}
+
+func (s *Server) startMetrics() error {
+	lis, err := net.Listen("tcp", s.cfg.MetricsAddr)
+	if err != nil {
+		return fmt.Errorf("metrics listener: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", s.MetricsHandler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	s.mu.Lock()
+	s.httpSrv, s.httpLis = srv, lis
+	s.mu.Unlock()
+	go func() {
+		if err := srv.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("metrics server failed", "error", err)
+		}
+	}()
+	s.log.Info("metrics listening", "addr", lis.Addr().String())
+	return nil
+}
+
+// MetricsAddr returns the bound metrics address (nil until Serve started it).
+func (s *Server) MetricsAddr() net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.httpLis == nil {
+		return nil
+	}
+	return s.httpLis.Addr()
+}
+
+// MetricsHandler serves the Prometheus text exposition of the server's metrics.
+func (s *Server) MetricsHandler() http.Handler {
+	return s.metrics
+}
+
+// Shutdown stops accepting calls and waits for running ones until ctx is
+// done, then cancels them.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	httpSrv := s.httpSrv
+	s.mu.Unlock()
+	if httpSrv != nil {
+		_ = httpSrv.Shutdown(ctx)
+	}
+	done := make(chan struct{})
+	go func() {
+		s.grpc.GracefulStop()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		s.grpc.Stop()
+		<-done
+		return ctx.Err()
+	}
+}
+
+// flightService wraps arrow-go's Flight SQL router to serve query results
+// itself (IPC compression, stateless tickets, metrics, view conversion) and
+// to advertise the session actions.
+type flightService struct {
+	flight.FlightServer
+	s *Server
+}
+
+func (f *flightService) DoGet(req *flight.Ticket, stream flight.FlightService_DoGetServer) error {
+	var anyCmd anypb.Any
+	if err := proto.Unmarshal(req.GetTicket(), &anyCmd); err != nil {
+		return status.Errorf(codes.InvalidArgument, "ticket is not a Flight SQL ticket: %v", err)
+	}
+	msg, err := anyCmd.UnmarshalNew()
+	if err != nil {
+		return status.Errorf(codes.InvalidArgument, "ticket holds unknown message %s: %v", anyCmd.GetTypeUrl(), err)
+	}
+	switch cmd := msg.(type) {
+	case *pb.TicketStatementQuery:
+		return f.s.doGetTicket(stream, cmd.GetStatementHandle())
+	case *pb.CommandPreparedStatementQuery:
+		return f.s.doGetPrepared(stream, cmd.GetPreparedStatementHandle())
+	}
+	noteCommand(stream.Context(), "DoGet "+string(msg.ProtoReflect().Descriptor().Name()), "")
+	return f.FlightServer.DoGet(req, stream)
+}
+
+func (f *flightService) ListActions(_ *flight.Empty, stream flight.FlightService_ListActionsServer) error {
+	for _, a := range []string{
+		flightsql.CreatePreparedStatementActionType,
+		flightsql.ClosePreparedStatementActionType,
+		flight.CancelFlightInfoActionType,
+		flightsql.CancelQueryActionType,
+		flight.SetSessionOptionsActionType,
+		flight.GetSessionOptionsActionType,
+		flight.CloseSessionActionType,
+	} {
+		if err := stream.Send(&flight.ActionType{Type: a}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,114 @@
+// Package format reads Paimon data files into Arrow record batches.
+//
+// A data file is opened with the Paimon schema version it was written with
+// (its _SCHEMA_ID) and read with a projection of the table's CURRENT schema:
+// columns are matched by field id (resolved to the name the file's schema
+// version gives them, as Java does), columns added after the file was written
+// read as NULL, dropped columns are not read, and widened types are cast.
+// Primary-key system columns (_KEY_*, _SEQUENCE_NUMBER, _VALUE_KIND) are read
+// when requested with KeyField, SequenceNumberField and ValueKindField.
+//
+// Only Parquet is implemented; Open is the single dispatch point on the file
+// extension where other formats (ORC) plug in.
+package format
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
+)
+
+// ErrORC is wrapped by the error Open returns for ORC data files.
+var ErrORC = errors.New("ORC data files are not supported yet")
+
+// ErrUnsupportedFormat is wrapped by the error Open returns for an unknown extension.
+var ErrUnsupportedFormat = errors.New("unsupported data file format")
+
+// DataFile is an opened data file. It is safe for concurrent Read calls.
+type DataFile interface {
+	// Name is the file name given to Open (used in errors).
+	Name() string
+	// NumRows is the file's row count.
+	NumRows() int64
+	// NumRowGroups is the number of independently readable row groups (stripes for ORC).
+	NumRowGroups() int
+	// RowGroupNumRows is the row count of row group i (0 <= i < NumRowGroups).
+	RowGroupNumRows(i int) int64
+	// RowGroupStats returns row group i's statistics for the given fields of
+	// the current schema (keyed by field id; system fields included), as
+	// predicate literals of each field's current type. Columns without
+	// usable statistics are absent.
+	RowGroupStats(i int, fields []types.DataField) predicate.MapStats
+	// Read starts reading; see ReadOptions and RecordReader.
+	Read(ctx context.Context, opts ReadOptions) (RecordReader, error)
+}
+
+// DefaultBatchSize is the batch size used when ReadOptions.BatchSize is 0.
+const DefaultBatchSize = 64 * 1024
+
+// ReadOptions selects what a Read returns.
+type ReadOptions struct {
+	// Fields are the columns to return, in order: fields of the table's
+	// current schema (matched to the file by id) and/or system fields
+	// (KeyField, SequenceNumberField, ValueKindField). Only these columns are
+	// decoded. An empty list yields batches with rows but no columns.
+	Fields []types.DataField
+	// RowGroups lists the row groups to read, in ascending order; nil reads all.
+	RowGroups []int
+	// BatchSize is the maximum rows per batch (DefaultBatchSize when 0).
+	// A batch never spans two row groups that are not adjacent in the file.
+	BatchSize int
+	// Parallel decodes the columns of a batch concurrently.
+	Parallel bool
+	// Allocator for the Arrow buffers (memory.DefaultAllocator when nil).
+	Allocator memory.Allocator
+}
+
+// RecordReader streams the batches of one Read. It follows
+// array.RecordReader's ownership rule: the batch returned by RecordBatch is
+// owned by the reader and valid until the next call to Next or Release;
+// Retain it to keep it longer (and Release it yourself). Release the reader
+// when done, also when abandoning it half-way.
+type RecordReader interface {
+	// Schema is ArrowSchema(opts.Fields).
+	Schema() *arrow.Schema
+	// Next advances to the next batch; false at the end or on error (see Err).
+	Next() bool
+	// RecordBatch is the current batch.
+	RecordBatch() arrow.RecordBatch
+	// FirstRow is the position in the file (0-based, counting all row
+	// groups) of the current batch's first row; rows of a batch are
+	// consecutive. Deletion vectors use these positions.
+	FirstRow() int64
+	// Err is the error that stopped Next, or nil. Errors name the file.
+	Err() error
+	// Release frees the reader and its current batch.
+	Release()
+}
+
+// Open opens a data file, choosing the format by the file name's extension.
+// r and size give the file's bytes; name is used for format dispatch and in
+// errors. fileFields is the schema the file was written with (the fields of
+// schema version _SCHEMA_ID); columns are located in the file by those names.
+//
+// This is the one dispatch point on the data file format.
+func Open(r io.ReaderAt, size int64, name string, fileFields []types.DataField) (DataFile, error) {
+	switch ext := strings.ToLower(path.Ext(name)); ext {
+	case ".parquet":
+		return OpenParquet(r, size, name, fileFields)
+	case ".orc":
+		// The ORC decoder (package orc) plugs in here.
+		return nil, fmt.Errorf("%w: %s", ErrORC, name)
+	default:
+		return nil, fmt.Errorf("%w %q: %s", ErrUnsupportedFormat, ext, name)
+	}
+}

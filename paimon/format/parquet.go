@@ -1,0 +1,425 @@
+package format
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
+)
+
+// ParquetFile is an opened Parquet data file (footer parsed). It holds no
+// Arrow memory; there is nothing to close beyond the caller's io.ReaderAt.
+// It is safe for concurrent use.
+type ParquetFile struct {
+	name       string
+	rdr        *file.Reader
+	fileFields []types.DataField
+	byID       map[int]types.DataField
+	topByName  map[string]int // top-level Parquet field name → index
+	topByID    map[int]int    // top-level Parquet field_id → index
+	leaves     [][]int        // per top-level field: its leaf column indices
+	rgStart    []int64        // file row position of each row group's first row
+}
+
+// OpenParquet opens a Parquet data file; see Open. Errors name the file.
+func OpenParquet(r io.ReaderAt, size int64, name string, fileFields []types.DataField) (pf *ParquetFile, err error) {
+	defer recoverErr(&err, name)
+	if r == nil {
+		return nil, fmt.Errorf("open parquet file %s: nil reader", name)
+	}
+	rdr, err := file.NewParquetReader(io.NewSectionReader(r, 0, size))
+	if err != nil {
+		return nil, fmt.Errorf("open parquet file %s: %w", name, err)
+	}
+	md := rdr.MetaData()
+	sc := md.Schema
+	root := sc.Root()
+	pf = &ParquetFile{
+		name:       name,
+		rdr:        rdr,
+		fileFields: fileFields,
+		topByName:  make(map[string]int, root.NumFields()),
+		topByID:    make(map[int]int, root.NumFields()),
+		leaves:     make([][]int, root.NumFields()),
+	}
+	if fileFields != nil {
+		pf.byID = make(map[int]types.DataField, len(fileFields))
+		for _, f := range fileFields {
+			pf.byID[f.ID] = f
+		}
+	}
+	for i := 0; i < root.NumFields(); i++ {
+		n := root.Field(i)
+		pf.topByName[n.Name()] = i
+		if id := n.FieldID(); id >= 0 {
+			pf.topByID[int(id)] = i
+		}
+	}
+	for j := 0; j < sc.NumColumns(); j++ {
+		i, ok := pf.topByName[sc.ColumnRoot(j).Name()]
+		if !ok {
+			return nil, fmt.Errorf("open parquet file %s: column %d has no top-level field", name, j)
+		}
+		pf.leaves[i] = append(pf.leaves[i], j)
+	}
+	var pos int64
+	pf.rgStart = make([]int64, md.NumRowGroups())
+	for i := range pf.rgStart {
+		pf.rgStart[i] = pos
+		n := md.RowGroup(i).NumRows()
+		if n < 0 {
+			return nil, fmt.Errorf("open parquet file %s: row group %d has %d rows", name, i, n)
+		}
+		pos += n
+	}
+	if pos != md.NumRows {
+		return nil, fmt.Errorf("open parquet file %s: row groups hold %d rows, footer says %d", name, pos, md.NumRows)
+	}
+	return pf, nil
+}
+
+// recoverErr turns a panic inside the Parquet/Arrow libraries (corrupt
+// input) into an error naming the file.
+func recoverErr(err *error, name string) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("read parquet file %s: corrupt data (%v)\n%s", name, r, firstFrames(debug.Stack()))
+	}
+}
+
+func firstFrames(stack []byte) string {
+	lines := strings.Split(string(stack), "\n")
+	if len(lines) > 12 {
+		lines = lines[:12]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Name implements DataFile.
+func (f *ParquetFile) Name() string { return f.name }
+
+// NumRows implements DataFile.
+func (f *ParquetFile) NumRows() int64 { return f.rdr.NumRows() }
+
+// NumRowGroups implements DataFile.
+func (f *ParquetFile) NumRowGroups() int { return f.rdr.NumRowGroups() }
+
+// RowGroupNumRows implements DataFile.
+func (f *ParquetFile) RowGroupNumRows(i int) int64 { return f.rdr.MetaData().RowGroup(i).NumRows() }
+
+// RowGroupFirstRow is the file row position of row group i's first row.
+func (f *ParquetFile) RowGroupFirstRow(i int) int64 { return f.rgStart[i] }
+
+// column is how one requested field is obtained from the file.
+type column struct {
+	field    types.DataField
+	top      int // top-level Parquet field index, -1 = all NULL (not in the file)
+	fileType types.DataType
+}
+
+// resolve locates a requested field in the file. A field of the current
+// schema that the file's schema version lacks is all NULL (top = -1).
+func (f *ParquetFile) resolve(fd types.DataField) (column, error) {
+	c := column{field: fd, top: -1, fileType: fd.Type}
+	byName := func(n string) bool {
+		if i, ok := f.topByName[n]; ok {
+			c.top = i
+			return true
+		}
+		return false
+	}
+	switch {
+	case fd.ID == SequenceNumberFieldID || fd.ID == ValueKindFieldID:
+		if !byName(fd.Name) {
+			return c, fmt.Errorf("parquet file %s has no %s column (not a primary-key data file?)", f.name, fd.Name)
+		}
+		return c, nil
+	case IsSystemFieldID(fd.ID): // _KEY_<pk>
+		orig := fd.ID - KeyFieldIDStart
+		name := strings.TrimPrefix(fd.Name, KeyFieldPrefix)
+		if ff, ok := f.byID[orig]; ok {
+			name = ff.Name
+			c.fileType = ff.Type.NotNull()
+		}
+		if byName(KeyFieldPrefix+name) || byName(name) { // thin mode: value column
+			return c, nil
+		}
+		return c, fmt.Errorf("parquet file %s has no key column %s%s", f.name, KeyFieldPrefix, name)
+	}
+	if f.byID != nil {
+		ff, ok := f.byID[fd.ID]
+		if !ok {
+			return c, nil // added after the file was written
+		}
+		c.fileType = ff.Type
+		if byName(ff.Name) {
+			return c, nil
+		}
+	} else if byName(fd.Name) {
+		return c, nil
+	}
+	if i, ok := f.topByID[fd.ID]; ok {
+		c.top = i
+	}
+	return c, nil
+}
+
+// Read implements DataFile.
+func (f *ParquetFile) Read(ctx context.Context, opts ReadOptions) (_ RecordReader, err error) {
+	defer recoverErr(&err, f.name)
+	mem := opts.Allocator
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	batch := opts.BatchSize
+	if batch <= 0 {
+		batch = DefaultBatchSize
+	}
+	rgs := opts.RowGroups
+	if rgs == nil {
+		rgs = make([]int, f.NumRowGroups())
+		for i := range rgs {
+			rgs[i] = i
+		}
+	}
+	for i, rg := range rgs {
+		if rg < 0 || rg >= f.NumRowGroups() {
+			return nil, fmt.Errorf("read parquet file %s: row group %d out of range [0,%d)", f.name, rg, f.NumRowGroups())
+		}
+		if i > 0 && rg <= rgs[i-1] {
+			return nil, fmt.Errorf("read parquet file %s: row groups %v not strictly ascending", f.name, rgs)
+		}
+	}
+	cols := make([]column, len(opts.Fields))
+	need := map[int]bool{}
+	for i, fd := range opts.Fields {
+		c, err := f.resolve(fd)
+		if err != nil {
+			return nil, err
+		}
+		cols[i] = c
+		if c.top >= 0 {
+			need[c.top] = true
+		}
+	}
+	var leaves []int
+	for top := range f.leaves {
+		if need[top] {
+			leaves = append(leaves, f.leaves[top]...)
+		}
+	}
+	// Contiguous runs of row groups: a pqarrow record reader may put rows of
+	// several row groups in one batch, which is fine only when they are adjacent.
+	var runs [][]int
+	for i, rg := range rgs {
+		if i == 0 || rg != rgs[i-1]+1 {
+			runs = append(runs, nil)
+		}
+		runs[len(runs)-1] = append(runs[len(runs)-1], rg)
+	}
+	r := &parquetReader{
+		ctx:    ctx,
+		f:      f,
+		mem:    mem,
+		schema: ArrowSchema(opts.Fields),
+		cols:   cols,
+		leaves: leaves,
+		runs:   runs,
+		batch:  int64(batch),
+	}
+	if len(leaves) > 0 {
+		r.fr, err = pqarrow.NewFileReader(f.rdr, pqarrow.ArrowReadProperties{
+			BatchSize:          int64(batch),
+			Parallel:           opts.Parallel,
+			PreAllocBinaryData: true,
+		}, mem)
+		if err != nil {
+			return nil, fmt.Errorf("read parquet file %s: %w", f.name, err)
+		}
+	}
+	return r, nil
+}
+
+type parquetReader struct {
+	ctx    context.Context
+	f      *ParquetFile
+	mem    memory.Allocator
+	schema *arrow.Schema
+	cols   []column
+	leaves []int
+	runs   [][]int
+	batch  int64
+	fr     *pqarrow.FileReader
+
+	rr     pqarrow.RecordReader // reader of the current run
+	runEnd int64                // row position after the current run (no-column mode)
+	pos    int64                // file position of the next row
+	cur    arrow.RecordBatch
+	first  int64
+	err    error
+	done   bool
+}
+
+func (r *parquetReader) Schema() *arrow.Schema          { return r.schema }
+func (r *parquetReader) RecordBatch() arrow.RecordBatch { return r.cur }
+func (r *parquetReader) FirstRow() int64                { return r.first }
+func (r *parquetReader) Err() error                     { return r.err }
+
+func (r *parquetReader) Release() {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.rr != nil {
+		r.rr.Release()
+		r.rr = nil
+	}
+	r.done = true
+}
+
+func (r *parquetReader) Next() (ok bool) {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.done || r.err != nil {
+		return false
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			r.err = fmt.Errorf("read parquet file %s: corrupt data (%v)", r.f.name, p)
+			ok = false
+		}
+		if !ok {
+			r.Release()
+		}
+	}()
+	for {
+		if err := r.ctx.Err(); err != nil {
+			r.err = fmt.Errorf("read parquet file %s: %w", r.f.name, err)
+			return false
+		}
+		if r.rr == nil && r.runEnd <= r.pos {
+			if len(r.runs) == 0 {
+				return false
+			}
+			run := r.runs[0]
+			r.runs = r.runs[1:]
+			r.pos = r.f.rgStart[run[0]]
+			last := run[len(run)-1]
+			r.runEnd = r.f.rgStart[last] + r.f.RowGroupNumRows(last)
+			if len(r.leaves) > 0 {
+				rr, err := r.fr.GetRecordReader(r.ctx, r.leaves, run)
+				if err != nil {
+					r.err = fmt.Errorf("read parquet file %s: %w", r.f.name, err)
+					return false
+				}
+				r.rr = rr
+			}
+		}
+		if r.rr == nil { // no column to decode: rows only
+			n := min(r.batch, r.runEnd-r.pos)
+			if n <= 0 {
+				continue
+			}
+			return r.emit(nil, n)
+		}
+		if r.rr.Next() {
+			rec := r.rr.RecordBatch()
+			if rec.NumRows() == 0 {
+				continue
+			}
+			return r.emit(rec, rec.NumRows())
+		}
+		err := r.rr.Err()
+		r.rr.Release()
+		r.rr = nil
+		if err != nil {
+			r.err = fmt.Errorf("read parquet file %s: %w", r.f.name, err)
+			return false
+		}
+		if r.pos != r.runEnd {
+			r.err = fmt.Errorf("read parquet file %s: decoded rows end at position %d, row groups end at %d", r.f.name, r.pos, r.runEnd)
+			return false
+		}
+	}
+}
+
+// emit builds the output batch of n rows from a decoded record (nil when no
+// column is decoded).
+func (r *parquetReader) emit(rec arrow.RecordBatch, n int64) bool {
+	out := make([]arrow.Array, len(r.cols))
+	defer func() {
+		for _, a := range out {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}()
+	for i, c := range r.cols {
+		if c.top < 0 {
+			out[i] = array.MakeArrayOfNull(r.mem, r.schema.Field(i).Type, int(n))
+			continue
+		}
+		name := r.f.rdr.MetaData().Schema.Root().Field(c.top).Name()
+		idx := rec.Schema().FieldIndices(name)
+		if len(idx) != 1 {
+			r.err = fmt.Errorf("read parquet file %s: column %s missing from decoded batch", r.f.name, name)
+			return false
+		}
+		a, err := adapt(r.ctx, r.mem, rec.Column(idx[0]), c.fileType, c.field.Type)
+		if err != nil {
+			r.err = fmt.Errorf("read parquet file %s: column %s: %w", r.f.name, c.field.Name, err)
+			return false
+		}
+		out[i] = a
+	}
+	r.cur = array.NewRecordBatch(r.schema, out, n)
+	r.first = r.pos
+	r.pos += n
+	return true
+}
+
+var _ DataFile = (*ParquetFile)(nil)
+
+// errNoStats marks a column without usable statistics.
+var errNoStats = errors.New("no statistics")
+
+// RowGroupStats implements DataFile. Statistics come from the footer of
+// row group i, converted to literals of each field's current type; nested
+// columns and INT96 timestamps have none. A field the file does not contain
+// is reported as all-NULL.
+func (f *ParquetFile) RowGroupStats(i int, fields []types.DataField) predicate.MapStats {
+	rg := f.rdr.MetaData().RowGroup(i)
+	out := predicate.MapStats{Rows: rg.NumRows(), Columns: make(map[int]predicate.ColumnStats, len(fields))}
+	for _, fd := range fields {
+		c, err := f.resolve(fd)
+		if err != nil {
+			continue
+		}
+		if c.top < 0 {
+			out.Columns[fd.ID] = predicate.ColumnStats{NullCount: rg.NumRows()}
+			continue
+		}
+		if len(f.leaves[c.top]) != 1 || c.fileType.IsNested() {
+			continue
+		}
+		leaf := f.leaves[c.top][0]
+		cs, err := f.columnStats(rg, leaf, c.fileType, fd.Type)
+		if err != nil {
+			continue
+		}
+		out.Columns[fd.ID] = cs
+	}
+	return out
+}

@@ -1,0 +1,161 @@
+package format
+
+import (
+	"math/big"
+
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/schema"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
+)
+
+// columnStats converts the footer statistics of one leaf column chunk,
+// written as fileType, to literals of the current type target.
+func (f *ParquetFile) columnStats(rg *metadata.RowGroupMetaData, leaf int, fileType, target types.DataType) (predicate.ColumnStats, error) {
+	cs := predicate.ColumnStats{NullCount: -1}
+	cc, err := rg.ColumnChunk(leaf)
+	if err != nil {
+		return cs, err
+	}
+	if set, err := cc.StatsSet(); err != nil || !set {
+		return cs, errNoStats
+	}
+	st, err := cc.Statistics()
+	if err != nil || st == nil {
+		return cs, errNoStats
+	}
+	if st.HasNullCount() {
+		cs.NullCount = st.NullCount()
+	}
+	if !st.HasMinMax() {
+		return cs, nil
+	}
+	col := f.rdr.MetaData().Schema.Column(leaf)
+	mn, mx, ok := statsLiterals(st, col, fileType)
+	if !ok {
+		return cs, nil
+	}
+	mn, ok1 := evolveLiteral(mn, fileType, target)
+	mx, ok2 := evolveLiteral(mx, fileType, target)
+	if ok1 && ok2 {
+		cs.Min, cs.Max = mn, mx
+	}
+	return cs, nil
+}
+
+// statsLiterals decodes min/max as literals of fileType (predicate.Literal convention).
+func statsLiterals(st metadata.TypedStatistics, col *schema.Column, t types.DataType) (mn, mx predicate.Literal, ok bool) {
+	switch s := st.(type) {
+	case *metadata.BooleanStatistics:
+		if t.Root == types.Boolean {
+			return s.Min(), s.Max(), true
+		}
+	case *metadata.Int32Statistics:
+		switch t.Root {
+		case types.TinyInt, types.SmallInt, types.Int, types.Date, types.Time, types.BigInt:
+			return int64(s.Min()), int64(s.Max()), true
+		case types.Decimal:
+			return predicate.Decimal{Unscaled: big.NewInt(int64(s.Min())), Scale: t.Scale},
+				predicate.Decimal{Unscaled: big.NewInt(int64(s.Max())), Scale: t.Scale}, true
+		}
+	case *metadata.Int64Statistics:
+		switch t.Root {
+		case types.BigInt, types.Int, types.SmallInt, types.TinyInt:
+			return s.Min(), s.Max(), true
+		case types.Decimal:
+			return predicate.Decimal{Unscaled: big.NewInt(s.Min()), Scale: t.Scale},
+				predicate.Decimal{Unscaled: big.NewInt(s.Max()), Scale: t.Scale}, true
+		case types.Timestamp, types.TimestampLTZ:
+			unit := schema.TimeUnitMillis
+			if lt, ok := col.LogicalType().(*schema.TimestampLogicalType); ok {
+				unit = lt.TimeUnit()
+			} else if col.ConvertedType() == schema.ConvertedTypes.TimestampMicros {
+				unit = schema.TimeUnitMicros
+			}
+			return tsLiteral(s.Min(), unit), tsLiteral(s.Max(), unit), true
+		}
+	case *metadata.Float32Statistics:
+		if t.Root == types.Float || t.Root == types.Double {
+			return float64(s.Min()), float64(s.Max()), true
+		}
+	case *metadata.Float64Statistics:
+		if t.Root == types.Double || t.Root == types.Float {
+			return s.Min(), s.Max(), true
+		}
+	case *metadata.ByteArrayStatistics:
+		return bytesLiterals(s.Min(), s.Max(), t)
+	case *metadata.FixedLenByteArrayStatistics:
+		return bytesLiterals(s.Min(), s.Max(), t)
+	}
+	return nil, nil, false
+}
+
+func bytesLiterals(mn, mx []byte, t types.DataType) (predicate.Literal, predicate.Literal, bool) {
+	switch {
+	case t.IsString():
+		return string(mn), string(mx), true
+	case t.IsBinary():
+		return append([]byte(nil), mn...), append([]byte(nil), mx...), true
+	case t.Root == types.Decimal:
+		return predicate.Decimal{Unscaled: beTwosComplement(mn), Scale: t.Scale},
+			predicate.Decimal{Unscaled: beTwosComplement(mx), Scale: t.Scale}, true
+	}
+	return nil, nil, false
+}
+
+// beTwosComplement decodes a big-endian two's complement integer.
+func beTwosComplement(b []byte) *big.Int {
+	v := new(big.Int).SetBytes(b)
+	if len(b) > 0 && b[0]&0x80 != 0 {
+		v.Sub(v, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	return v
+}
+
+func tsLiteral(v int64, unit schema.TimeUnitType) predicate.Timestamp {
+	switch unit {
+	case schema.TimeUnitMicros:
+		return predicate.Timestamp{Millis: floorDiv(v, 1000), NanoOfMilli: int32(floorMod(v, 1000) * 1000)}
+	case schema.TimeUnitNanos:
+		return predicate.Timestamp{Millis: floorDiv(v, 1_000_000), NanoOfMilli: int32(floorMod(v, 1_000_000))}
+	}
+	return predicate.Timestamp{Millis: v}
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
+
+// evolveLiteral converts a statistics literal of the file's type to the
+// current type, for the widenings the reader casts; false drops the bound.
+func evolveLiteral(v predicate.Literal, from, to types.DataType) (predicate.Literal, bool) {
+	isInt := func(r types.Root) bool {
+		return r == types.TinyInt || r == types.SmallInt || r == types.Int || r == types.BigInt
+	}
+	switch {
+	case from.Root == to.Root:
+		return v, true
+	case isInt(from.Root) && isInt(to.Root):
+		return v, true
+	case isInt(from.Root) && (to.Root == types.Float || to.Root == types.Double):
+		return float64(v.(int64)), true
+	case from.Root == types.Float && to.Root == types.Double:
+		return v, true
+	case isInt(from.Root) && to.Root == types.Decimal:
+		return predicate.Decimal{Unscaled: big.NewInt(v.(int64))}, true
+	case from.IsString() && to.IsString():
+		return v, true
+	case from.IsBinary() && to.IsBinary():
+		return v, true
+	case (from.Root == types.Timestamp || from.Root == types.TimestampLTZ) && (to.Root == types.Timestamp || to.Root == types.TimestampLTZ):
+		return v, from.Root == to.Root
+	}
+	return nil, false
+}

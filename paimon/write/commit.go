@@ -1,0 +1,577 @@
+package write
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
+)
+
+// entryKey is FileEntry.Identifier: (partition, bucket, level, file name,
+// extra files, embedded index, external path).
+func entryKey(e *manifestEntry) string {
+	var b strings.Builder
+	b.WriteString(hex.EncodeToString(e.Partition))
+	b.WriteByte('|')
+	b.WriteString(strconv.Itoa(int(e.Bucket)))
+	b.WriteByte('|')
+	b.WriteString(strconv.Itoa(int(e.File.Level)))
+	b.WriteByte('|')
+	b.WriteString(e.File.FileName)
+	b.WriteByte('|')
+	b.WriteString(strings.Join(e.File.ExtraFiles, ","))
+	b.WriteByte('|')
+	b.WriteString(hex.EncodeToString(e.File.EmbeddedFileIndex))
+	b.WriteByte('|')
+	if e.File.ExternalPath != nil {
+		b.WriteString(*e.File.ExternalPath)
+	}
+	return b.String()
+}
+
+// foldEntries merges entries in order: an ADD inserts, a DELETE cancels a
+// previous ADD or is kept pending (paimon-format.md §10.1).
+func foldEntries(entries []manifestEntry) ([]manifestEntry, error) {
+	idx := map[string]int{}
+	var out []manifestEntry
+	alive := []bool{}
+	for _, e := range entries {
+		k := entryKey(&e)
+		if e.Kind == kindAdd {
+			if i, ok := idx[k]; ok && alive[i] && out[i].Kind == kindAdd {
+				return nil, fmt.Errorf("%w: file %s is added twice", paimon.ErrCorrupt, e.File.FileName)
+			}
+			idx[k] = len(out)
+			out = append(out, e)
+			alive = append(alive, true)
+			continue
+		}
+		if i, ok := idx[k]; ok && alive[i] && out[i].Kind == kindAdd {
+			alive[i] = false
+			delete(idx, k)
+			continue
+		}
+		idx[k] = len(out)
+		out = append(out, e)
+		alive = append(alive, true)
+	}
+	res := out[:0]
+	for i, e := range out {
+		if alive[i] {
+			res = append(res, e)
+		}
+	}
+	return res, nil
+}
+
+// manifestsOf returns the data manifests of a snapshot (base then delta).
+func (t *Table) manifestsOf(ctx context.Context, s *paimon.Snapshot) ([]manifestFileMeta, error) {
+	base, err := readManifestList(ctx, t.io, t.root, s.BaseManifestList)
+	if err != nil {
+		return nil, err
+	}
+	delta, err := readManifestList(ctx, t.io, t.root, s.DeltaManifestList)
+	if err != nil {
+		return nil, err
+	}
+	return append(base, delta...), nil
+}
+
+// liveEntries returns the live data files (ADD entries) of a snapshot.
+func (t *Table) liveEntries(ctx context.Context, s *paimon.Snapshot) ([]manifestEntry, error) {
+	if s == nil {
+		return nil, nil
+	}
+	metas, err := t.manifestsOf(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	var all []manifestEntry
+	for _, m := range metas {
+		es, err := readManifest(ctx, t.io, t.root, m.FileName)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, es...)
+	}
+	folded, err := foldEntries(all)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %d: %w", s.ID, err)
+	}
+	out := folded[:0]
+	for _, e := range folded {
+		if e.Kind == kindAdd {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// indexEntries returns the index manifest entries of a snapshot.
+func (t *Table) indexEntries(ctx context.Context, s *paimon.Snapshot) ([]indexManifestEntry, error) {
+	if s == nil || s.IndexManifest == nil {
+		return nil, nil
+	}
+	return readIndexManifest(ctx, t.io, t.root, *s.IndexManifest)
+}
+
+// commitRequest is one atomic change to a table.
+type commitRequest struct {
+	kind    paimon.CommitKind
+	entries []manifestEntry // ADD and DELETE entries (DELETEs repeat the live identity)
+	// Index changes: names of index files removed (must be live) and entries added.
+	indexDeletes []string
+	indexAdds    []indexManifestEntry
+	indexChange  bool
+	// requireLive lists entry keys of data files that must still be live
+	// (e.g. files whose deletion vectors this commit replaces).
+	requireLive []manifestEntry
+	// newFiles are the paths of data and index files written for this commit,
+	// deleted when the commit fails for good.
+	newFiles []string
+}
+
+// commit publishes req as snapshot latest+1, retrying on lost races. It
+// fails with an error wrapping ErrConflict when a file this commit removes
+// or depends on is no longer live.
+func (t *Table) commit(ctx context.Context, req *commitRequest) (id int64, err error) {
+	names := newNameFactory()
+	var written []string // metadata files of this commit (kept on success)
+	defer func() {
+		if err != nil {
+			for _, p := range append(written, req.newFiles...) {
+				_ = t.io.Delete(context.WithoutCancel(ctx), p)
+			}
+		}
+	}()
+	writeFile := func(name string, data []byte) error {
+		p := t.manifestPath(name)
+		written = append(written, p)
+		return t.io.Overwrite(ctx, p, data)
+	}
+	// The delta is independent of the base snapshot: write it once.
+	var deltaMetas []manifestFileMeta
+	if len(req.entries) > 0 {
+		m, err := t.writeManifest(ctx, names, req.entries, writeFile)
+		if err != nil {
+			return 0, err
+		}
+		deltaMetas = append(deltaMetas, m)
+	}
+	deltaList, deltaSize, err := t.writeManifestList(names, deltaMetas, writeFile)
+	if err != nil {
+		return 0, err
+	}
+	var deltaRecords int64
+	for _, e := range req.entries {
+		if e.Kind == kindAdd {
+			deltaRecords += e.File.RowCount
+		} else {
+			deltaRecords -= e.File.RowCount
+		}
+	}
+	wait := 10 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		attemptStart := len(written)
+		latest, err := t.latestSnapshot(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if err := t.checkConflicts(ctx, latest, req); err != nil {
+			return 0, err
+		}
+		var baseMetas []manifestFileMeta
+		if latest != nil {
+			if baseMetas, err = t.manifestsOf(ctx, latest); err != nil {
+				return 0, err
+			}
+		}
+		baseMetas, err = t.mergeManifests(ctx, names, baseMetas, writeFile)
+		if err != nil {
+			return 0, err
+		}
+		baseList, baseSize, err := t.writeManifestList(names, baseMetas, writeFile)
+		if err != nil {
+			return 0, err
+		}
+		var indexManifest *string
+		if latest != nil {
+			indexManifest = latest.IndexManifest
+		}
+		if req.indexChange {
+			name, err := t.writeIndexManifest(ctx, names, latest, req, writeFile)
+			if err != nil {
+				return 0, err
+			}
+			indexManifest = &name
+		}
+		snap := &paimon.Snapshot{
+			Version: 3, SchemaID: t.schema.ID, BaseManifestList: baseList, BaseManifestListSize: &baseSize,
+			DeltaManifestList: deltaList, DeltaManifestListSize: &deltaSize, IndexManifest: indexManifest,
+			CommitUser: t.commitUser, CommitIdentifier: math.MaxInt64, CommitKind: req.kind,
+			TimeMillis: time.Now().UnixMilli(), DeltaRecordCount: deltaRecords,
+		}
+		var nextRowID int64
+		snap.ID = 1
+		if latest != nil {
+			snap.ID = latest.ID + 1
+			snap.TotalRecordCount = latest.TotalRecordCount
+			snap.Watermark = latest.Watermark
+			if latest.SchemaID == t.schema.ID {
+				snap.Statistics = latest.Statistics
+			}
+			if latest.NextRowID != nil {
+				nextRowID = *latest.NextRowID
+			}
+		}
+		snap.NextRowID = &nextRowID
+		snap.TotalRecordCount += deltaRecords
+		data, err := snap.MarshalJSON()
+		if err != nil {
+			return 0, fmt.Errorf("encode snapshot %d: %w", snap.ID, err)
+		}
+		created, err := t.io.CreateIfAbsent(ctx, t.snapshotPath(snap.ID), data)
+		if err != nil {
+			return 0, fmt.Errorf("write snapshot %d of %s: %w", snap.ID, t.root, err)
+		}
+		if created {
+			hint := []byte(strconv.FormatInt(snap.ID, 10))
+			_ = t.io.Overwrite(ctx, t.branchPath()+"/snapshot/LATEST", hint)
+			if snap.ID == 1 {
+				_ = t.io.Overwrite(ctx, t.branchPath()+"/snapshot/EARLIEST", hint)
+			}
+			return snap.ID, nil
+		}
+		// Lost the race for snapshot-N: drop this attempt's base files and retry.
+		for _, p := range written[attemptStart:] {
+			_ = t.io.Delete(ctx, p)
+		}
+		written = written[:attemptStart]
+		if attempt >= t.opts.commitMaxRetries {
+			return 0, fmt.Errorf("%w: table %s: snapshot %d was taken by a concurrent commit and %d retries were exhausted", ErrConflict, t.root, snap.ID, attempt)
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(wait):
+		}
+		if wait < time.Second {
+			wait *= 2
+		}
+	}
+}
+
+func (t *Table) latestSnapshot(ctx context.Context) (*paimon.Snapshot, error) {
+	id, ok, err := t.meta.LatestSnapshotID(ctx)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return t.meta.Snapshot(ctx, id)
+}
+
+// checkConflicts verifies that every file req deletes or depends on is
+// still live in latest (ConflictDetection).
+func (t *Table) checkConflicts(ctx context.Context, latest *paimon.Snapshot, req *commitRequest) error {
+	needData := len(req.requireLive) > 0
+	for _, e := range req.entries {
+		if e.Kind == kindDelete {
+			needData = true
+		}
+	}
+	if needData {
+		live, err := t.liveEntries(ctx, latest)
+		if err != nil {
+			return err
+		}
+		set := make(map[string]bool, len(live))
+		for i := range live {
+			set[entryKey(&live[i])] = true
+		}
+		for _, e := range req.entries {
+			if e.Kind == kindDelete && !set[entryKey(&e)] {
+				return fmt.Errorf("%w: table %s: data file %s (bucket %d, level %d) was removed by a concurrent commit", ErrConflict, t.root, e.File.FileName, e.Bucket, e.File.Level)
+			}
+		}
+		for _, e := range req.requireLive {
+			if !set[entryKey(&e)] {
+				return fmt.Errorf("%w: table %s: data file %s (bucket %d), whose deletion vector this commit writes, was removed by a concurrent commit", ErrConflict, t.root, e.File.FileName, e.Bucket)
+			}
+		}
+	}
+	if len(req.indexDeletes) > 0 {
+		idx, err := t.indexEntries(ctx, latest)
+		if err != nil {
+			return err
+		}
+		set := map[string]bool{}
+		for _, e := range idx {
+			set[e.FileName] = true
+		}
+		for _, n := range req.indexDeletes {
+			if !set[n] {
+				return fmt.Errorf("%w: table %s: index file %s was replaced by a concurrent commit", ErrConflict, t.root, n)
+			}
+		}
+	}
+	return nil
+}
+
+func (t *Table) writeManifest(ctx context.Context, names *nameFactory, entries []manifestEntry, writeFile func(string, []byte) error) (manifestFileMeta, error) {
+	data, err := encodeOCF(manifestSchema, entries)
+	if err != nil {
+		return manifestFileMeta{}, fmt.Errorf("encode manifest: %w", err)
+	}
+	name := names.next("manifest-", "")
+	if err := writeFile(name, data); err != nil {
+		return manifestFileMeta{}, fmt.Errorf("write manifest %s: %w", name, err)
+	}
+	return t.manifestMeta(name, int64(len(data)), entries)
+}
+
+func (t *Table) writeManifestList(names *nameFactory, metas []manifestFileMeta, writeFile func(string, []byte) error) (string, int64, error) {
+	if metas == nil {
+		metas = []manifestFileMeta{}
+	}
+	data, err := encodeOCF(manifestListSchema, metas)
+	if err != nil {
+		return "", 0, fmt.Errorf("encode manifest list: %w", err)
+	}
+	name := names.next("manifest-list-", "")
+	if err := writeFile(name, data); err != nil {
+		return "", 0, fmt.Errorf("write manifest list %s: %w", name, err)
+	}
+	return name, int64(len(data)), nil
+}
+
+// manifestMeta computes the manifest-list record of a manifest file.
+func (t *Table) manifestMeta(name string, size int64, entries []manifestEntry) (manifestFileMeta, error) {
+	m := manifestFileMeta{Version: 2, FileName: name, FileSize: size, SchemaID: t.schema.ID}
+	pt := t.partitionTypes()
+	mins := make([]any, len(pt))
+	maxs := make([]any, len(pt))
+	nulls := make([]int64, len(pt))
+	var minB, maxB, minL, maxL int32
+	var maxSchema int64 = -1
+	for i, e := range entries {
+		if e.Kind == kindAdd {
+			m.NumAddedFiles++
+		} else {
+			m.NumDeletedFile++
+		}
+		if e.File.SchemaID > maxSchema {
+			maxSchema = e.File.SchemaID
+		}
+		if i == 0 || e.Bucket < minB {
+			minB = e.Bucket
+		}
+		if i == 0 || e.Bucket > maxB {
+			maxB = e.Bucket
+		}
+		if i == 0 || e.File.Level < minL {
+			minL = e.File.Level
+		}
+		if i == 0 || e.File.Level > maxL {
+			maxL = e.File.Level
+		}
+		if len(pt) > 0 {
+			vals, err := t.decodePartition(e.Partition)
+			if err != nil {
+				return m, err
+			}
+			for j, v := range vals {
+				if v == nil {
+					nulls[j]++
+					continue
+				}
+				if mins[j] == nil || compareValues(v, mins[j]) < 0 {
+					mins[j] = v
+				}
+				if maxs[j] == nil || compareValues(v, maxs[j]) > 0 {
+					maxs[j] = v
+				}
+			}
+		}
+	}
+	if maxSchema >= 0 {
+		m.SchemaID = maxSchema
+	}
+	if len(entries) > 0 {
+		m.MinBucket, m.MaxBucket, m.MinLevel, m.MaxLevel = &minB, &maxB, &minL, &maxL
+	}
+	var err error
+	nullable := make([]types.DataType, len(pt))
+	for i, p := range pt {
+		nullable[i] = p.WithNullable(true)
+	}
+	if m.PartitionStats.MinValues, err = encodeSerialized(nullable, mins); err != nil {
+		return m, err
+	}
+	if m.PartitionStats.MaxValues, err = encodeSerialized(nullable, maxs); err != nil {
+		return m, err
+	}
+	m.PartitionStats.NullCounts = []*int64{}
+	for i := range nulls {
+		n := nulls[i]
+		m.PartitionStats.NullCounts = append(m.PartitionStats.NullCounts, &n)
+	}
+	return m, nil
+}
+
+// mergeManifests implements ManifestFileMerger (paimon-format.md §10.3):
+// a full compaction of the manifests that must change when they exceed
+// manifest.full-compaction-threshold-size, else a minor compaction that
+// merges runs of small manifests.
+func (t *Table) mergeManifests(ctx context.Context, names *nameFactory, metas []manifestFileMeta, writeFile func(string, []byte) error) ([]manifestFileMeta, error) {
+	target := t.opts.manifestTarget
+	var mustChange int64
+	for _, m := range metas {
+		if m.NumDeletedFile > 0 || m.FileSize < target {
+			mustChange += m.FileSize
+		}
+	}
+	merge := func(group []manifestFileMeta) ([]manifestFileMeta, error) {
+		var all []manifestEntry
+		for _, m := range group {
+			es, err := readManifest(ctx, t.io, t.root, m.FileName)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, es...)
+		}
+		folded, err := foldEntries(all)
+		if err != nil {
+			return nil, err
+		}
+		if len(folded) == 0 {
+			return nil, nil
+		}
+		m, err := t.writeManifest(ctx, names, folded, writeFile)
+		if err != nil {
+			return nil, err
+		}
+		return []manifestFileMeta{m}, nil
+	}
+	if mustChange >= t.opts.manifestFullThresh {
+		var keep, group []manifestFileMeta
+		for _, m := range metas {
+			if m.NumDeletedFile > 0 || m.FileSize < target {
+				group = append(group, m)
+			} else {
+				keep = append(keep, m)
+			}
+		}
+		merged, err := merge(group)
+		if err != nil {
+			return nil, err
+		}
+		return append(keep, merged...), nil
+	}
+	var out, group []manifestFileMeta
+	var size int64
+	for _, m := range metas {
+		group = append(group, m)
+		size += m.FileSize
+		if size >= target {
+			if len(group) > 1 {
+				merged, err := merge(group)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, merged...)
+			} else {
+				out = append(out, group...)
+			}
+			group, size = nil, 0
+		}
+	}
+	if len(group) >= t.opts.manifestMinCount {
+		merged, err := merge(group)
+		if err != nil {
+			return nil, err
+		}
+		return append(out, merged...), nil
+	}
+	return append(out, group...), nil
+}
+
+func (t *Table) writeIndexManifest(ctx context.Context, names *nameFactory, latest *paimon.Snapshot, req *commitRequest, writeFile func(string, []byte) error) (string, error) {
+	prev, err := t.indexEntries(ctx, latest)
+	if err != nil {
+		return "", err
+	}
+	drop := map[string]bool{}
+	for _, n := range req.indexDeletes {
+		drop[n] = true
+	}
+	out := []indexManifestEntry{}
+	for _, e := range prev {
+		if !drop[e.FileName] {
+			out = append(out, e)
+		}
+	}
+	out = append(out, req.indexAdds...)
+	data, err := encodeOCF(indexManifestSchema, out)
+	if err != nil {
+		return "", fmt.Errorf("encode index manifest: %w", err)
+	}
+	name := names.next("index-manifest-", "")
+	if err := writeFile(name, data); err != nil {
+		return "", fmt.Errorf("write index manifest %s: %w", name, err)
+	}
+	return name, nil
+}
+
+// compareValues orders two non-nil values of the same column in the
+// predicate literal convention.
+func compareValues(a, b any) int {
+	switch x := a.(type) {
+	case int64:
+		y := b.(int64)
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	case float64:
+		y := b.(float64)
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	case string:
+		return strings.Compare(x, b.(string))
+	case bool:
+		y := b.(bool)
+		switch {
+		case x == y:
+			return 0
+		case !x:
+			return -1
+		}
+		return 1
+	case []byte:
+		return bytes.Compare(x, b.([]byte))
+	case predicate.Decimal:
+		return x.Cmp(b.(predicate.Decimal))
+	case predicate.Timestamp:
+		return x.Cmp(b.(predicate.Timestamp))
+	}
+	panic(errors.New("write: compareValues: unsupported value type"))
+}

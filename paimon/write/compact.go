@@ -1,0 +1,621 @@
+package write
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/arrowrow"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/binrow"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/format"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
+)
+
+// CompactOptions control Compact.
+type CompactOptions struct {
+	// Full merges every file of each bucket into one top-level run (and, with
+	// deletion vectors, clears the bucket's deletion vectors).
+	Full bool
+	// Mem is the allocator for the data read and written (nil = Go allocator).
+	Mem memory.Allocator
+	// Progress, when set, is called after each bucket with done/total buckets.
+	Progress func(done, total int64)
+}
+
+// Compact compacts a table and commits the result as ONE
+// COMPACT snapshot (data files and, with deletion vectors, the new index
+// manifest together). It returns the snapshot id, or 0 when nothing needed
+// compaction.
+//
+// With deletion-vectors.enabled (seed 000) a non-full compaction force-
+// compacts level-0 files up: into a free level above the highest occupied
+// one, or merged with level 1. A key found only in level 0 is looked up in
+// the older levels and the older row's position is marked deleted in that
+// file's deletion vector; keys present in both level 0 and a rewritten
+// level need no bitmap; bitmaps of rewritten files are dropped; a new index
+// file is written for each changed bucket. Without deletion vectors
+// (merge-on-read) every bucket with more than one sorted run is merged into
+// one file at the top level.
+//
+// For append tables, files with deletion vectors and runs of at least five
+// small files (below half the target file size) are rewritten without the
+// deleted rows; Full rewrites every bucket with more than one file.
+func (t *Table) Compact(ctx context.Context, opts CompactOptions) (int64, error) {
+	mem := opts.Mem
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	if !t.IsPrimaryKey() {
+		return t.compactAppend(ctx, mem, opts)
+	}
+	latest, err := t.latestSnapshot(ctx)
+	if err != nil || latest == nil {
+		return 0, err
+	}
+	live, err := t.liveEntries(ctx, latest)
+	if err != nil {
+		return 0, err
+	}
+	var dvs *dvIndex
+	if t.DeletionVectors() {
+		idx, err := t.indexEntries(ctx, latest)
+		if err != nil {
+			return 0, err
+		}
+		if dvs, err = t.loadDVs(ctx, idx); err != nil {
+			return 0, err
+		}
+	}
+	groups := map[string][]manifestEntry{}
+	var order []string
+	for _, e := range live {
+		k := bucketKey(e.Partition, int(e.Bucket))
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], e)
+	}
+	req := &commitRequest{kind: paimon.CommitCompact}
+	names := newNameFactory()
+	fail := func(err error) (int64, error) {
+		for _, p := range req.newFiles {
+			_ = t.io.Delete(context.WithoutCancel(ctx), p)
+		}
+		return 0, err
+	}
+	for i, k := range order {
+		if err := ctx.Err(); err != nil {
+			return fail(err)
+		}
+		if err := t.compactBucket(ctx, mem, names, groups[k], dvs, opts.Full, req); err != nil {
+			return fail(err)
+		}
+		if opts.Progress != nil {
+			opts.Progress(int64(i+1), int64(len(order)))
+		}
+	}
+	if len(req.entries) == 0 && !req.indexChange {
+		return 0, nil
+	}
+	if t.beforeCommit != nil {
+		t.beforeCommit()
+	}
+	return t.commit(ctx, req)
+}
+
+// kvRead holds the rows read from compaction inputs.
+type kvRead struct {
+	recs  []arrow.RecordBatch
+	level []int32
+}
+
+func (r *kvRead) release() {
+	for _, rec := range r.recs {
+		rec.Release()
+	}
+}
+
+func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *nameFactory, files []manifestEntry, dvs *dvIndex, full bool, req *commitRequest) error {
+	dvMode := dvs != nil
+	maxLevel := int32(t.opts.numLevels - 1)
+	var l0, upper []manifestEntry
+	for _, f := range files {
+		if f.File.Level == 0 {
+			l0 = append(l0, f)
+		} else {
+			upper = append(upper, f)
+		}
+	}
+	hasDV := func(f manifestEntry) bool { return dvMode && dvs.dvs[f.File.FileName] != nil }
+	var inputs []manifestEntry
+	var outLevel int32
+	if dvMode && !full {
+		if len(l0) == 0 {
+			return nil
+		}
+		minOcc := int32(-1)
+		for _, f := range upper {
+			if minOcc < 0 || f.File.Level < minOcc {
+				minOcc = f.File.Level
+			}
+		}
+		switch {
+		case minOcc < 0:
+			outLevel, inputs = maxLevel, l0
+		case minOcc > 1:
+			outLevel, inputs = minOcc-1, l0
+		default:
+			outLevel = 1
+			inputs = append(inputs, l0...)
+			for _, f := range upper {
+				if f.File.Level == 1 {
+					inputs = append(inputs, f)
+				}
+			}
+		}
+	} else {
+		done := len(l0) == 0
+		for _, f := range upper {
+			if f.File.Level != maxLevel || (f.File.DeleteRowCount != nil && *f.File.DeleteRowCount > 0) || hasDV(f) {
+				done = false
+			}
+		}
+		if !full && len(upper) <= 1 && done {
+			return nil
+		}
+		if full && done && len(upper) <= 1 {
+			return nil
+		}
+		inputs, outLevel = files, maxLevel
+	}
+	inputSet := map[string]bool{}
+	for _, f := range inputs {
+		inputSet[f.File.FileName] = true
+	}
+	// Read the inputs (skipping rows already deleted by deletion vectors).
+	readFields := append([]types.DataField{format.SequenceNumberField(), format.ValueKindField()}, t.fields...)
+	var rd kvRead
+	defer rd.release()
+	var refs []rowRef
+	var kinds []int8
+	for _, f := range inputs {
+		var dv *roaring.Bitmap
+		if dvMode {
+			dv = dvs.dvs[f.File.FileName]
+		}
+		err := t.readFile(ctx, mem, &f, readFields, func(rec arrow.RecordBatch, first int64) error {
+			rec.Retain()
+			ri := int32(len(rd.recs))
+			rd.recs = append(rd.recs, rec)
+			rd.level = append(rd.level, f.File.Level)
+			seq := rec.Column(0).(*array.Int64)
+			kind := rec.Column(1).(*array.Int8)
+			for i := 0; i < int(rec.NumRows()); i++ {
+				if dv != nil && dv.Contains(uint32(first+int64(i))) {
+					continue
+				}
+				refs = append(refs, rowRef{rec: ri, row: int32(i), seq: seq.Value(i)})
+				kinds = append(kinds, kind.Value(i))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	const off = 2
+	cmpKey := func(a, b rowRef) int {
+		for _, ki := range t.pkIdx {
+			if d := arrowrow.Compare(rd.recs[a.rec].Column(off+ki), int(a.row), rd.recs[b.rec].Column(off+ki), int(b.row)); d != 0 {
+				return d
+			}
+		}
+		return 0
+	}
+	perm := make([]int, len(refs))
+	for i := range perm {
+		perm[i] = i
+	}
+	sort.Slice(perm, func(i, j int) bool {
+		a, b := refs[perm[i]], refs[perm[j]]
+		if d := cmpKey(a, b); d != 0 {
+			return d < 0
+		}
+		return a.seq < b.seq
+	})
+	// Deletion vectors of the bucket after this compaction.
+	newDVs := map[string]*roaring.Bitmap{}
+	changed := false
+	var oldIndex []string
+	if dvMode {
+		bucketFiles := map[string]bool{}
+		for _, f := range files {
+			bucketFiles[f.File.FileName] = true
+		}
+		for _, e := range dvs.entries {
+			if string(e.Partition) == string(files[0].Partition) && e.Bucket == files[0].Bucket {
+				oldIndex = append(oldIndex, e.FileName)
+			}
+		}
+		for _, f := range files {
+			bm := dvs.dvs[f.File.FileName]
+			if bm == nil {
+				continue
+			}
+			if inputSet[f.File.FileName] || full {
+				changed = true
+				continue
+			}
+			newDVs[f.File.FileName] = bm.Clone()
+		}
+	}
+	var lookup map[string][]dvLoc
+	keyTypes := make([]types.DataType, len(t.pkIdx))
+	for i, ki := range t.pkIdx {
+		keyTypes[i] = t.fields[ki].Type
+	}
+	var out []rowRef
+	var outKinds []int8
+	keyVals := make([]any, len(t.pkIdx))
+	for i := 0; i < len(perm); {
+		j := i + 1
+		for j < len(perm) && cmpKey(refs[perm[i]], refs[perm[j]]) == 0 {
+			j++
+		}
+		inL0, inUpper := false, false
+		for _, p := range perm[i:j] {
+			if rd.level[refs[p].rec] == 0 {
+				inL0 = true
+			} else {
+				inUpper = true
+			}
+		}
+		win := perm[j-1]
+		if dvMode && !full && inL0 && !inUpper {
+			if lookup == nil {
+				var err error
+				if lookup, err = t.buildLookup(ctx, mem, files, inputSet, dvs); err != nil {
+					return err
+				}
+			}
+			r := refs[win]
+			for c, ki := range t.pkIdx {
+				keyVals[c] = arrowrow.Value(rd.recs[r.rec].Column(off+ki), int(r.row))
+			}
+			kb, err := binrow.Encode(keyTypes, keyVals)
+			if err != nil {
+				return err
+			}
+			for _, loc := range lookup[string(kb)] {
+				bm := newDVs[loc.file]
+				if bm == nil {
+					bm = roaring.New()
+					newDVs[loc.file] = bm
+				}
+				bm.Add(uint32(loc.pos))
+				changed = true
+			}
+		}
+		if k := kinds[win]; k != 1 && k != 3 {
+			out = append(out, refs[win])
+			outKinds = append(outKinds, k)
+		}
+		i = j
+	}
+	// Write the merged run.
+	part, bucket := files[0].Partition, int(files[0].Bucket)
+	fw, err := t.newDataFileWriter(mem, names, part, bucket, outLevel, sourceCompact, 0)
+	if err != nil {
+		return err
+	}
+	kindOf := map[rowRef]int8{}
+	for i, r := range out {
+		kindOf[r] = outKinds[i]
+	}
+	err = writeKV(ctx, mem, t, fw, out, off, func(r rowRef) (arrow.RecordBatch, int, int8) {
+		return rd.recs[r.rec], int(r.row), kindOf[r]
+	})
+	var metas []dataFileMeta
+	if err == nil {
+		metas, err = fw.finish(ctx)
+	}
+	req.newFiles = append(req.newFiles, fw.written...)
+	if err != nil {
+		fw.abort(ctx)
+		return err
+	}
+	for _, f := range inputs {
+		d := f
+		d.Kind = kindDelete
+		req.entries = append(req.entries, d)
+	}
+	for _, m := range metas {
+		req.entries = append(req.entries, manifestEntry{Version: 2, Kind: kindAdd, Partition: part,
+			Bucket: int32(bucket), TotalBuckets: files[0].TotalBuckets, File: m})
+	}
+	if changed {
+		req.indexChange = true
+		req.indexDeletes = append(req.indexDeletes, oldIndex...)
+		if len(newDVs) > 0 {
+			e, p, err := t.writeDVIndex(ctx, names, part, bucket, newDVs)
+			if p != "" {
+				req.newFiles = append(req.newFiles, p)
+			}
+			if err != nil {
+				return err
+			}
+			req.indexAdds = append(req.indexAdds, e)
+			for _, f := range files {
+				if newDVs[f.File.FileName] != nil {
+					req.requireLive = append(req.requireLive, f)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+type dvLoc struct {
+	file string
+	pos  int64
+}
+
+// buildLookup maps every live key of the bucket's files that are not
+// compaction inputs (level >= 1) to its positions.
+func (t *Table) buildLookup(ctx context.Context, mem memory.Allocator, files []manifestEntry, inputs map[string]bool, dvs *dvIndex) (map[string][]dvLoc, error) {
+	out := map[string][]dvLoc{}
+	keyFields := make([]types.DataField, len(t.pkIdx))
+	keyTypes := make([]types.DataType, len(t.pkIdx))
+	for i, ki := range t.pkIdx {
+		keyFields[i] = t.fields[ki]
+		keyTypes[i] = t.fields[ki].Type
+	}
+	vals := make([]any, len(keyFields))
+	for _, f := range files {
+		if inputs[f.File.FileName] || f.File.Level == 0 {
+			continue
+		}
+		dv := dvs.dvs[f.File.FileName]
+		name := f.File.FileName
+		err := t.readFile(ctx, mem, &f, keyFields, func(rec arrow.RecordBatch, first int64) error {
+			for i := 0; i < int(rec.NumRows()); i++ {
+				pos := first + int64(i)
+				if dv != nil && dv.Contains(uint32(pos)) {
+					continue
+				}
+				for c := range vals {
+					vals[c] = arrowrow.Value(rec.Column(c), i)
+				}
+				kb, err := binrow.Encode(keyTypes, vals)
+				if err != nil {
+					return err
+				}
+				out[string(kb)] = append(out[string(kb)], dvLoc{file: name, pos: pos})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// writeDVIndex writes one deletion-vector index file and returns its index
+// manifest entry and path.
+func (t *Table) writeDVIndex(ctx context.Context, names *nameFactory, part []byte, bucket int, dvs map[string]*roaring.Bitmap) (indexManifestEntry, string, error) {
+	data, ranges, err := encodeDVIndex(dvs, t.opts.dvBitmap64)
+	if err != nil {
+		return indexManifestEntry{}, "", err
+	}
+	name := names.next("index-", "")
+	p := t.indexPath(name)
+	if t.schema.IndexFileInDataFileDir() {
+		d, err := t.bucketDir(part, bucket)
+		if err != nil {
+			return indexManifestEntry{}, "", err
+		}
+		p = d + "/" + name
+	}
+	if err := t.io.Overwrite(ctx, p, data); err != nil {
+		return indexManifestEntry{}, p, fmt.Errorf("write deletion vector index %s: %w", p, err)
+	}
+	return indexManifestEntry{Version: 1, Kind: kindAdd, Partition: part, Bucket: int32(bucket), IndexType: dvIndexType,
+		FileName: name, FileSize: int64(len(data)), RowCount: int64(len(ranges)), DVRanges: &ranges}, p, nil
+}
+
+// compactAppend rewrites append files (see Compact).
+func (t *Table) compactAppend(ctx context.Context, mem memory.Allocator, opts CompactOptions) (int64, error) {
+	latest, err := t.latestSnapshot(ctx)
+	if err != nil || latest == nil {
+		return 0, err
+	}
+	live, err := t.liveEntries(ctx, latest)
+	if err != nil {
+		return 0, err
+	}
+	idx, err := t.indexEntries(ctx, latest)
+	if err != nil {
+		return 0, err
+	}
+	dvs, err := t.loadDVs(ctx, idx)
+	if err != nil {
+		return 0, err
+	}
+	groups := map[string][]manifestEntry{}
+	var order []string
+	for _, e := range live {
+		k := bucketKey(e.Partition, int(e.Bucket))
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], e)
+	}
+	req := &commitRequest{kind: paimon.CommitCompact}
+	names := newNameFactory()
+	fail := func(err error) (int64, error) {
+		for _, p := range req.newFiles {
+			_ = t.io.Delete(context.WithoutCancel(ctx), p)
+		}
+		return 0, err
+	}
+	removed := map[string]bool{}
+	for gi, k := range order {
+		files := groups[k]
+		sort.SliceStable(files, func(i, j int) bool { return files[i].File.MinSequenceNumber < files[j].File.MinSequenceNumber })
+		var inputs []manifestEntry
+		if opts.Full {
+			withDV := false
+			for _, f := range files {
+				withDV = withDV || dvs.dvs[f.File.FileName] != nil
+			}
+			if len(files) > 1 || withDV {
+				inputs = files
+			}
+		} else {
+			var small []manifestEntry
+			for _, f := range files {
+				switch {
+				case dvs.dvs[f.File.FileName] != nil:
+					inputs = append(inputs, f)
+				case f.File.FileSize < t.opts.targetFileSize/2:
+					small = append(small, f)
+				}
+			}
+			if len(small) >= 5 {
+				inputs = append(inputs, small...)
+			}
+		}
+		if len(inputs) == 0 {
+			continue
+		}
+		minSeq := inputs[0].File.MinSequenceNumber
+		for _, f := range inputs {
+			minSeq = min(minSeq, f.File.MinSequenceNumber)
+		}
+		fw, err := t.newDataFileWriter(mem, names, files[0].Partition, int(files[0].Bucket), 0, sourceCompact, minSeq)
+		if err != nil {
+			return fail(err)
+		}
+		sc := fw.sc
+		for _, f := range inputs {
+			dv := dvs.dvs[f.File.FileName]
+			err = t.readFile(ctx, mem, &f, t.fields, func(rec arrow.RecordBatch, first int64) error {
+				var keep []int64
+				if dv != nil {
+					for r := 0; r < int(rec.NumRows()); r++ {
+						if !dv.Contains(uint32(first + int64(r))) {
+							keep = append(keep, int64(r))
+						}
+					}
+				}
+				cols := make([]arrow.Array, rec.NumCols())
+				for c := range cols {
+					if cols[c], err = retype(mem, rec.Column(c), sc.Field(c).Type, t.fields[c].Name); err != nil {
+						for _, x := range cols[:c] {
+							x.Release()
+						}
+						return err
+					}
+				}
+				out := array.NewRecordBatch(sc, cols, rec.NumRows())
+				for _, c := range cols {
+					c.Release()
+				}
+				defer out.Release()
+				if dv != nil {
+					if len(keep) == 0 {
+						return nil
+					}
+					sub, _, err := takeRows(mem, out, nil, keep)
+					if err != nil {
+						return err
+					}
+					defer sub.Release()
+					return fw.write(ctx, sub)
+				}
+				return fw.write(ctx, out)
+			})
+			if err != nil {
+				break
+			}
+		}
+		var metas []dataFileMeta
+		if err == nil {
+			metas, err = fw.finish(ctx)
+		}
+		req.newFiles = append(req.newFiles, fw.written...)
+		if err != nil {
+			fw.abort(ctx)
+			return fail(err)
+		}
+		for _, f := range inputs {
+			d := f
+			d.Kind = kindDelete
+			req.entries = append(req.entries, d)
+			removed[f.File.FileName] = true
+		}
+		for _, m := range metas {
+			req.entries = append(req.entries, manifestEntry{Version: 2, Kind: kindAdd, Partition: files[0].Partition,
+				Bucket: files[0].Bucket, TotalBuckets: files[0].TotalBuckets, File: m})
+		}
+		if opts.Progress != nil {
+			opts.Progress(int64(gi+1), int64(len(order)))
+		}
+	}
+	// Index files holding vectors of rewritten files are rewritten without them.
+	byName := map[string]*manifestEntry{}
+	for i := range live {
+		byName[live[i].File.FileName] = &live[i]
+	}
+	for _, e := range dvs.entries {
+		if e.DVRanges == nil {
+			continue
+		}
+		touched := false
+		rest := map[string]*roaring.Bitmap{}
+		for _, r := range *e.DVRanges {
+			if r == nil {
+				continue
+			}
+			if removed[r.DataFile] {
+				touched = true
+			} else if dvs.holder[r.DataFile] == e.FileName {
+				rest[r.DataFile] = dvs.dvs[r.DataFile]
+			}
+		}
+		if !touched {
+			continue
+		}
+		req.indexChange = true
+		req.indexDeletes = append(req.indexDeletes, e.FileName)
+		if len(rest) > 0 {
+			ne, p, err := t.writeDVIndex(ctx, names, e.Partition, int(e.Bucket), rest)
+			if p != "" {
+				req.newFiles = append(req.newFiles, p)
+			}
+			if err != nil {
+				return fail(err)
+			}
+			req.indexAdds = append(req.indexAdds, ne)
+			for f := range rest {
+				if le := byName[f]; le != nil {
+					req.requireLive = append(req.requireLive, *le)
+				}
+			}
+		}
+	}
+	if len(req.entries) == 0 {
+		return 0, nil
+	}
+	if t.beforeCommit != nil {
+		t.beforeCommit()
+	}
+	return t.commit(ctx, req)
+}

@@ -1,0 +1,5 @@
+package write
+
+import "context"
+
+var contextBackground = context.Background()

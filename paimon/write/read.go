@@ -1,0 +1,100 @@
+package write
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/format"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
+)
+
+// readFile streams the given fields of a live data file to fn (batches are
+// owned by the reader; fn must Retain what it keeps). firstRow is the file
+// position of the batch's first row.
+func (t *Table) readFile(ctx context.Context, mem memory.Allocator, e *manifestEntry, fields []types.DataField, fn func(rec arrow.RecordBatch, firstRow int64) error) error {
+	p, err := t.dataFilePath(e.Partition, int(e.Bucket), e.File.FileName)
+	if err != nil {
+		return err
+	}
+	fileSchema, err := t.meta.Schema(ctx, e.File.SchemaID)
+	if err != nil {
+		return fmt.Errorf("data file %s: %w", p, err)
+	}
+	f, err := t.io.Open(ctx, p)
+	if err != nil {
+		return fmt.Errorf("open data file %s: %w", p, err)
+	}
+	defer f.Close()
+	df, err := format.Open(f, f.Size(), e.File.FileName, fileSchema.Fields)
+	if err != nil {
+		return fmt.Errorf("data file %s: %w", p, err)
+	}
+	rr, err := df.Read(ctx, format.ReadOptions{Fields: fields, Allocator: mem})
+	if err != nil {
+		return fmt.Errorf("read data file %s: %w", p, err)
+	}
+	defer rr.Release()
+	for rr.Next() {
+		if err := fn(rr.RecordBatch(), rr.FirstRow()); err != nil {
+			return err
+		}
+	}
+	if err := rr.Err(); err != nil {
+		return fmt.Errorf("read data file %s: %w", p, err)
+	}
+	return nil
+}
+
+// dvIndex is the deletion-vector state of a snapshot: per data file its
+// bitmap and the index file holding it.
+type dvIndex struct {
+	entries []indexManifestEntry       // DELETION_VECTORS entries of the index manifest
+	dvs     map[string]*roaring.Bitmap // data file name → deleted positions
+	holder  map[string]string          // data file name → index file name
+}
+
+func (t *Table) loadDVs(ctx context.Context, idx []indexManifestEntry) (*dvIndex, error) {
+	out := &dvIndex{dvs: map[string]*roaring.Bitmap{}, holder: map[string]string{}}
+	for _, e := range idx {
+		if e.IndexType != dvIndexType || e.Kind != kindAdd {
+			continue
+		}
+		out.entries = append(out.entries, e)
+		if e.DVRanges == nil || len(*e.DVRanges) == 0 {
+			continue
+		}
+		var p string
+		if e.ExternalPath != nil {
+			return nil, fmt.Errorf("index file %s has an external path, which the writer does not support", e.FileName)
+		}
+		if t.schema.IndexFileInDataFileDir() {
+			d, err := t.bucketDir(e.Partition, int(e.Bucket))
+			if err != nil {
+				return nil, err
+			}
+			p = d + "/" + e.FileName
+		} else {
+			p = t.indexPath(e.FileName)
+		}
+		data, err := t.io.ReadFile(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("read deletion vector index %s: %w", p, err)
+		}
+		for _, r := range *e.DVRanges {
+			if r == nil {
+				continue
+			}
+			bm, err := decodeDV(data, e.FileName, r.Offset, r.Length)
+			if err != nil {
+				return nil, err
+			}
+			out.dvs[r.DataFile] = bm
+			out.holder[r.DataFile] = e.FileName
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,478 @@
+package write
+
+import (
+	"context"
+	"errors"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/arrowrow"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/binrow"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
+)
+
+// RowKindColumn is the optional input column carrying each row's change
+// kind for primary-key tables: a string ("+I", "-U", "+U", "-D") or an
+// integer (0..3). Rows without it are +I.
+const RowKindColumn = "_ROW_KIND"
+
+// Writer collects the writes of one commit. It is not safe for concurrent
+// use; several Writers on one Table may commit concurrently.
+type Writer struct {
+	t      *Table
+	mem    memory.Allocator
+	names  *nameFactory
+	sc     *arrow.Schema
+	maxSeq map[string]int64 // (partition, bucket) → max sequence number; nil until loaded
+	app    map[string]*dataFileWriter
+	pk     map[string]*pkBucket
+	order  []string
+	done   bool
+	// AutoCompact makes Commit of a primary-key table with deletion vectors
+	// also run the lookup compaction (a second, COMPACT snapshot), as Java
+	// writers do by default so the data becomes visible to batch reads.
+	AutoCompact bool
+}
+
+type pkBucket struct {
+	partition []byte
+	bucket    int
+	recs      []arrow.RecordBatch
+	kinds     [][]int8
+}
+
+// NewWriter starts a write. mem may be nil (Go allocator).
+func (t *Table) NewWriter(mem memory.Allocator) *Writer {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	return &Writer{t: t, mem: mem, names: newNameFactory(), sc: writeSchema(t.fields),
+		app: map[string]*dataFileWriter{}, pk: map[string]*pkBucket{}, AutoCompact: true}
+}
+
+func bucketKey(partition []byte, bucket int) string {
+	return hex.EncodeToString(partition) + "/" + strconv.Itoa(bucket)
+}
+
+// Write adds the rows of rec (columns matched by name; missing nullable
+// columns are NULL). For primary-key tables an optional RowKindColumn gives
+// each row's kind. The caller keeps ownership of rec.
+func (w *Writer) Write(ctx context.Context, rec arrow.RecordBatch) error {
+	return w.write(ctx, rec, -1)
+}
+
+// Delete adds -D rows for primary-key tables: rec needs at least the
+// primary-key columns.
+func (w *Writer) Delete(ctx context.Context, rec arrow.RecordBatch) error {
+	if !w.t.IsPrimaryKey() {
+		return invalidf("table %s has no primary key: use write.Delete with a predicate to delete rows", w.t.root)
+	}
+	return w.write(ctx, rec, 3)
+}
+
+func (w *Writer) write(ctx context.Context, rec arrow.RecordBatch, forceKind int8) error {
+	if w.done {
+		return invalidf("writer already committed or aborted")
+	}
+	n := int(rec.NumRows())
+	if n == 0 {
+		return nil
+	}
+	cols, kindCol, err := conformRecord(w.mem, rec, w.t.fields, w.sc, RowKindColumn)
+	if err != nil {
+		return fmt.Errorf("table %s: %w", w.t.root, err)
+	}
+	vrec := array.NewRecordBatch(w.sc, cols, int64(n))
+	for _, c := range cols {
+		c.Release()
+	}
+	defer vrec.Release()
+	var kinds []int8
+	if kindCol != nil {
+		defer kindCol.Release()
+		if kinds, err = parseKinds(kindCol); err != nil {
+			return fmt.Errorf("table %s: %w", w.t.root, err)
+		}
+		if !w.t.IsPrimaryKey() {
+			for i, k := range kinds {
+				if k != 0 {
+					return invalidf("table %s: row %d has kind %s but append tables accept only +I rows", w.t.root, i, binrow.RowKind(k))
+				}
+			}
+			kinds = nil
+		}
+	}
+	if forceKind >= 0 {
+		kinds = make([]int8, n)
+		for i := range kinds {
+			kinds[i] = forceKind
+		}
+	}
+	// Route rows to (partition, bucket).
+	groups := map[string][]int64{}
+	parts := map[string][]byte{}
+	buckets := map[string]int{}
+	var order []string
+	if len(w.t.partIdx) == 0 && w.t.bucket == -1 {
+		k := bucketKey(emptyRow, 0)
+		parts[k], buckets[k], order = emptyRow, 0, []string{k}
+		groups[k] = nil // all rows
+	} else {
+		pt := w.t.partitionTypes()
+		bt := make([]types.DataType, len(w.t.bucketIdx))
+		for i, bi := range w.t.bucketIdx {
+			bt[i] = w.t.fields[bi].Type
+		}
+		pv := make([]any, len(w.t.partIdx))
+		bv := make([]any, len(w.t.bucketIdx))
+		for r := 0; r < n; r++ {
+			for i, pi := range w.t.partIdx {
+				pv[i] = arrowrow.Value(vrec.Column(pi), r)
+			}
+			pb, err := encodeSerialized(pt, pv)
+			if err != nil {
+				return fmt.Errorf("table %s: partition of row %d: %w", w.t.root, r, err)
+			}
+			b := 0
+			if w.t.bucket > 0 {
+				for i, bi := range w.t.bucketIdx {
+					bv[i] = arrowrow.Value(vrec.Column(bi), r)
+				}
+				kr, err := binrow.Encode(bt, bv)
+				if err != nil {
+					return fmt.Errorf("table %s: bucket key of row %d: %w", w.t.root, r, err)
+				}
+				b = bucketOf(kr, w.t.bucket)
+			}
+			k := bucketKey(pb, b)
+			if _, ok := groups[k]; !ok {
+				parts[k], buckets[k] = pb, b
+				order = append(order, k)
+			}
+			groups[k] = append(groups[k], int64(r))
+		}
+	}
+	for _, k := range order {
+		sub, subKinds, err := w.take(vrec, kinds, groups[k])
+		if err != nil {
+			return err
+		}
+		if err := w.add(ctx, k, parts[k], buckets[k], sub, subKinds); err != nil {
+			sub.Release()
+			return err
+		}
+		sub.Release()
+	}
+	return nil
+}
+
+// take returns the rows idx of rec (all rows when idx is nil), retained.
+func (w *Writer) take(rec arrow.RecordBatch, kinds []int8, idx []int64) (arrow.RecordBatch, []int8, error) {
+	if idx == nil {
+		rec.Retain()
+		return rec, kinds, nil
+	}
+	return takeRows(w.mem, rec, kinds, idx)
+}
+
+// takeRows returns the rows idx of rec (a new record) and their kinds.
+func takeRows(mem memory.Allocator, rec arrow.RecordBatch, kinds []int8, idx []int64) (arrow.RecordBatch, []int8, error) {
+	ib := array.NewInt64Builder(mem)
+	ib.AppendValues(idx, nil)
+	ia := ib.NewArray()
+	ib.Release()
+	defer ia.Release()
+	ctx := compute.WithAllocator(context.Background(), mem)
+	cols := make([]arrow.Array, rec.NumCols())
+	for i := range cols {
+		c, err := compute.TakeArray(ctx, rec.Column(i), ia)
+		if err != nil {
+			for _, x := range cols[:i] {
+				x.Release()
+			}
+			return nil, nil, fmt.Errorf("route rows of column %q: %w", rec.ColumnName(i), err)
+		}
+		cols[i] = c
+	}
+	out := array.NewRecordBatch(rec.Schema(), cols, int64(len(idx)))
+	for _, c := range cols {
+		c.Release()
+	}
+	var sk []int8
+	if kinds != nil {
+		sk = make([]int8, len(idx))
+		for i, r := range idx {
+			sk[i] = kinds[r]
+		}
+	}
+	return out, sk, nil
+}
+
+func (w *Writer) loadMaxSeq(ctx context.Context) error {
+	if w.maxSeq != nil {
+		return nil
+	}
+	latest, err := w.t.latestSnapshot(ctx)
+	if err != nil {
+		return err
+	}
+	live, err := w.t.liveEntries(ctx, latest)
+	if err != nil {
+		return err
+	}
+	w.maxSeq = map[string]int64{}
+	for _, e := range live {
+		k := bucketKey(e.Partition, int(e.Bucket))
+		if cur, ok := w.maxSeq[k]; !ok || e.File.MaxSequenceNumber > cur {
+			w.maxSeq[k] = e.File.MaxSequenceNumber
+		}
+	}
+	return nil
+}
+
+func (w *Writer) nextSeq(k string) int64 {
+	if v, ok := w.maxSeq[k]; ok {
+		return v + 1
+	}
+	return 0
+}
+
+func (w *Writer) add(ctx context.Context, k string, part []byte, bucket int, rec arrow.RecordBatch, kinds []int8) error {
+	if err := w.loadMaxSeq(ctx); err != nil {
+		return err
+	}
+	if w.t.IsPrimaryKey() {
+		b := w.pk[k]
+		if b == nil {
+			b = &pkBucket{partition: part, bucket: bucket}
+			w.pk[k] = b
+			w.order = append(w.order, k)
+		}
+		rec.Retain()
+		if kinds == nil {
+			kinds = make([]int8, rec.NumRows())
+		}
+		b.recs = append(b.recs, rec)
+		b.kinds = append(b.kinds, kinds)
+		return nil
+	}
+	fw := w.app[k]
+	if fw == nil {
+		var err error
+		fw, err = w.t.newDataFileWriter(w.mem, w.names, part, bucket, 0, sourceAppend, w.nextSeq(k))
+		if err != nil {
+			return err
+		}
+		w.app[k] = fw
+		w.order = append(w.order, k)
+	}
+	return fw.write(ctx, rec)
+}
+
+// rowRef addresses one buffered row.
+type rowRef struct {
+	rec int32
+	row int32
+	seq int64
+}
+
+// flushPK sorts a bucket's rows by (key, sequence), keeps the last record
+// per key and writes level-0 files.
+func (w *Writer) flushPK(ctx context.Context, b *pkBucket, fw *dataFileWriter) error {
+	seq := w.nextSeq(bucketKey(b.partition, b.bucket))
+	var refs []rowRef
+	for ri, r := range b.recs {
+		for i := 0; i < int(r.NumRows()); i++ {
+			refs = append(refs, rowRef{rec: int32(ri), row: int32(i), seq: seq})
+			seq++
+		}
+	}
+	cmp := func(a, c rowRef) int {
+		for _, ki := range w.t.pkIdx {
+			if d := arrowrow.Compare(b.recs[a.rec].Column(ki), int(a.row), b.recs[c.rec].Column(ki), int(c.row)); d != 0 {
+				return d
+			}
+		}
+		return 0
+	}
+	sort.SliceStable(refs, func(i, j int) bool { return cmp(refs[i], refs[j]) < 0 })
+	out := refs[:0]
+	for i := range refs {
+		if i+1 < len(refs) && cmp(refs[i], refs[i+1]) == 0 {
+			continue // a later record of the same key wins
+		}
+		out = append(out, refs[i])
+	}
+	src := make([]arrow.RecordBatch, len(b.recs))
+	copy(src, b.recs)
+	return writeKV(ctx, w.mem, w.t, fw, out, 0, func(r rowRef) (arrow.RecordBatch, int, int8) {
+		return src[r.rec], int(r.row), b.kinds[r.rec][r.row]
+	})
+}
+
+// writeKV builds physical primary-key records from value rows (in output
+// order) and writes them in chunks.
+// Value columns of the records get returns start at column off.
+func writeKV(ctx context.Context, mem memory.Allocator, t *Table, fw *dataFileWriter, refs []rowRef, off int, get func(rowRef) (arrow.RecordBatch, int, int8)) error {
+	const chunk = 64 * 1024
+	for start := 0; start < len(refs); start += chunk {
+		end := min(start+chunk, len(refs))
+		bld := array.NewRecordBuilder(mem, fw.sc)
+		k := len(t.pkIdx)
+		for _, r := range refs[start:end] {
+			rec, row, kind := get(r)
+			for i, ki := range t.pkIdx {
+				arrowrow.AppendFrom(bld.Field(i), rec.Column(off+ki), row)
+			}
+			bld.Field(k).(*array.Int64Builder).Append(r.seq)
+			bld.Field(k + 1).(*array.Int8Builder).Append(kind)
+			for c := 0; c < len(t.fields); c++ {
+				arrowrow.AppendFrom(bld.Field(k+2+c), rec.Column(off+c), row)
+			}
+		}
+		out := bld.NewRecordBatch()
+		bld.Release()
+		err := fw.write(ctx, out)
+		out.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func parseKinds(col arrow.Array) ([]int8, error) {
+	out := make([]int8, col.Len())
+	for i := range out {
+		if col.IsNull(i) {
+			return nil, invalidf("column %s: NULL row kind at row %d", RowKindColumn, i)
+		}
+		switch v := arrowrow.Value(col, i).(type) {
+		case string:
+			switch v {
+			case "+I":
+				out[i] = 0
+			case "-U":
+				out[i] = 1
+			case "+U":
+				out[i] = 2
+			case "-D":
+				out[i] = 3
+			default:
+				return nil, invalidf("column %s: bad row kind %q at row %d (want +I, -U, +U or -D)", RowKindColumn, v, i)
+			}
+		case int64:
+			if v < 0 || v > 3 {
+				return nil, invalidf("column %s: bad row kind %d at row %d (want 0..3)", RowKindColumn, v, i)
+			}
+			out[i] = int8(v)
+		default:
+			return nil, invalidf("column %s must be a string or integer column, got %s", RowKindColumn, col.DataType())
+		}
+	}
+	return out, nil
+}
+
+// Commit writes the buffered rows and publishes them as one APPEND
+// snapshot (plus, for primary-key tables with deletion vectors and
+// AutoCompact, a COMPACT snapshot). It returns the last snapshot id, or 0
+// when there was nothing to commit. On error every file written is deleted
+// and the table is unchanged (or, if only the compaction failed, holds the
+// APPEND snapshot).
+func (w *Writer) Commit(ctx context.Context) (int64, error) {
+	if w.done {
+		return 0, invalidf("writer already committed or aborted")
+	}
+	w.done = true
+	defer w.release()
+	var entries []manifestEntry
+	var files []string
+	fail := func(err error) (int64, error) {
+		for _, fw := range w.app {
+			fw.abort(ctx)
+		}
+		for _, p := range files {
+			_ = w.t.io.Delete(context.WithoutCancel(ctx), p)
+		}
+		return 0, err
+	}
+	for _, k := range w.order {
+		var fw *dataFileWriter
+		if b := w.pk[k]; b != nil {
+			var err error
+			fw, err = w.t.newDataFileWriter(w.mem, w.names, b.partition, b.bucket, 0, sourceAppend, 0)
+			if err != nil {
+				return fail(err)
+			}
+			if err := w.flushPK(ctx, b, fw); err != nil {
+				fw.abort(ctx)
+				return fail(err)
+			}
+		} else {
+			fw = w.app[k]
+		}
+		metas, err := fw.finish(ctx)
+		files = append(files, fw.written...)
+		if err != nil {
+			return fail(err)
+		}
+		for _, m := range metas {
+			entries = append(entries, manifestEntry{Version: 2, Kind: kindAdd, Partition: fw.partition,
+				Bucket: int32(fw.bucket), TotalBuckets: int32(w.t.bucket), File: m})
+		}
+	}
+	if len(entries) == 0 {
+		return 0, nil
+	}
+	id, err := w.t.commit(ctx, &commitRequest{kind: paimon.CommitAppend, entries: entries, newFiles: files})
+	if err != nil {
+		return 0, err
+	}
+	if w.t.IsPrimaryKey() && w.t.DeletionVectors() && w.AutoCompact {
+		// A concurrent compaction of the same bucket makes ours conflict;
+		// recompute from the new latest snapshot a few times.
+		var cid int64
+		for attempt := 0; ; attempt++ {
+			cid, err = w.t.Compact(ctx, CompactOptions{Mem: w.mem})
+			if err == nil || !errors.Is(err, ErrConflict) || attempt == 4 {
+				break
+			}
+		}
+		if err != nil {
+			return id, fmt.Errorf("table %s: data committed as snapshot %d but the deletion-vector compaction failed: %w", w.t.root, id, err)
+		}
+		if cid > 0 {
+			id = cid
+		}
+	}
+	return id, nil
+}
+
+// Abort discards everything written; the table is unchanged.
+func (w *Writer) Abort(ctx context.Context) {
+	if w.done {
+		return
+	}
+	w.done = true
+	for _, fw := range w.app {
+		fw.abort(ctx)
+	}
+	w.release()
+}
+
+func (w *Writer) release() {
+	for _, b := range w.pk {
+		for _, r := range b.recs {
+			r.Release()
+		}
+		b.recs = nil
+	}
+}
