@@ -2,8 +2,11 @@ package integration
 
 import (
 	"context"
+	"io/fs"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -11,8 +14,12 @@ import (
 	"golang.org/x/crypto/bcrypt"
 	"google.golang.org/grpc/codes"
 
+	"github.com/paimon-flightsql/paimon-flightsql/catalog"
 	"github.com/paimon-flightsql/paimon-flightsql/flightsql"
-	"github.com/paimon-flightsql/paimon-flightsql/flightsql/flightsqltest"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
+	"github.com/paimon-flightsql/paimon-flightsql/planner"
+	"github.com/paimon-flightsql/paimon-flightsql/sysviews"
 )
 
 // Credentials of the test user.
@@ -21,37 +28,53 @@ const (
 	testPassword = "s3cret"
 )
 
-// testServer is a running in-process server.
+// testServer is a running in-process server over a warehouse, with the
+// real planner as engine.
 type testServer struct {
 	Addr string
 	URI  string // grpc://host:port for ADBC
+	// Mem is the server's allocator (results and metadata); it must be
+	// back to zero once every stream has ended.
+	Mem *memory.CheckedAllocator
+	// Engine is an in-process planner over the same warehouse, for
+	// comparisons ("what the server should have returned").
+	Engine *planner.Engine
+	srv    *flightsql.Server
 }
 
-// startServer starts the Flight SQL server in-process on 127.0.0.1:0 with
-// authentication on (user alice). It is the one place that picks the engine
-// and catalog: today the flightsqltest engine over in-memory tables
-// (default.orders, default.customers, default.logs, sales.events, sys.tables);
-// switch it to the planner over the demo warehouse and fixtures here.
-func startServer(t *testing.T) *testServer {
+// openCatalog opens warehouse dir as the server does (serve --warehouse).
+func openCatalog(t testing.TB, dir string) *catalog.FS {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	t.Cleanup(func() { mem.AssertSize(t, 0) })
-	cat, release, err := flightsqltest.NewCatalog(mem)
+	fio, err := fileio.NewLocal(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(release)
+	return catalog.NewFS(fio, ".", catalog.WithSystemTables(sysviews.New()))
+}
+
+// startServer starts the Flight SQL server in-process on 127.0.0.1:0 over
+// the warehouse dir, with the planner as engine (as cmd/paimon-flightsql
+// serve wires it) and authentication on (user alice). The server's
+// checked allocator must be empty when the test ends.
+func startServer(t testing.TB, dir string, configure ...func(*flightsql.Config)) *testServer {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	cat := openCatalog(t, dir)
 	hash, err := bcrypt.GenerateFromPassword([]byte(testPassword), bcrypt.MinCost)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := flightsql.NewServer(flightsql.Config{
+	cfg := flightsql.Config{
 		Users:      []flightsql.User{{Name: testUser, PasswordHash: string(hash)}},
 		TokenKey:   []byte("integration-test-signing-key-0123456789"),
 		Allocator:  mem,
 		Logger:     slog.New(slog.DiscardHandler),
-		ErrorCodes: []flightsql.ErrorCode{{Err: flightsqltest.ErrCorrupt, Code: codes.DataLoss}},
-	}, flightsqltest.NewEngine(cat), cat)
+		ErrorCodes: []flightsql.ErrorCode{{Err: paimon.ErrCorrupt, Code: codes.DataLoss}},
+	}
+	for _, f := range configure {
+		f(&cfg)
+	}
+	srv, err := flightsql.NewServer(cfg, flightsql.PlannerEngine(planner.New(cat, planner.Options{})), cat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +93,61 @@ func startServer(t *testing.T) *testServer {
 		if err := <-served; err != nil {
 			t.Errorf("serve: %v", err)
 		}
+		waitAllocs(t, mem, "server allocator after shutdown")
 	})
 	addr := lis.Addr().String()
-	return &testServer{Addr: addr, URI: "grpc://" + addr}
+	return &testServer{Addr: addr, URI: "grpc://" + addr, Mem: mem, srv: srv,
+		Engine: planner.New(openCatalog(t, dir), planner.Options{})}
+}
+
+// startDemo serves the demo warehouse (read-only).
+func startDemo(t testing.TB) *testServer { t.Helper(); return startServer(t, demoWarehouse) }
+
+// startFixtures serves the fixture warehouse, or skips the test.
+func startFixtures(t testing.TB) *testServer {
+	t.Helper()
+	return startServer(t, needFixtures(t))
+}
+
+// waitAllocs waits (abandoned streams are torn down asynchronously) until
+// mem holds nothing, then asserts it.
+func waitAllocs(t testing.TB, mem *memory.CheckedAllocator, what string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for mem.CurrentAlloc() != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := mem.CurrentAlloc(); n != 0 {
+		t.Errorf("%s: %d bytes still allocated", what, n)
+	}
+	mem.AssertSize(t, 0)
+}
+
+// copyWarehouse copies the demo warehouse into a fresh directory, for
+// tests that write (DELETE, CALL sys.compact).
+func copyWarehouse(t testing.TB, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "warehouse")
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
 }

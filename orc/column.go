@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -223,7 +224,7 @@ func newColReader(t *Type, src streamSource) (colReader, error) {
 		c.loc = time.UTC
 		if t.Kind == KindTimestamp {
 			if tz := src.writerTimezone(); tz != "" {
-				loc, err := time.LoadLocation(tz)
+				loc, err := loadLocation(tz)
 				if err != nil {
 					return nil, fmt.Errorf("column %d (%s): writer timezone %q: %w", t.ID, t.Name, tz, err)
 				}
@@ -689,6 +690,22 @@ func rescale(n decimal128.Num, from, to, precision int32) (decimal128.Num, error
 		return n, fmt.Errorf("%w: decimal %s does not fit precision %d", errCorrupt, n.ToString(to), precision)
 	}
 	return n, nil
+}
+
+var locations sync.Map // time zone name -> *time.Location
+
+// loadLocation is time.LoadLocation with a cache: every stripe names its
+// writer's zone.
+func loadLocation(name string) (*time.Location, error) {
+	if l, ok := locations.Load(name); ok {
+		return l.(*time.Location), nil
+	}
+	l, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, err
+	}
+	locations.Store(name, l)
+	return l, nil
 }
 
 type timestampColumn struct {

@@ -2,6 +2,7 @@ package orc
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sync/atomic"
 
@@ -82,6 +83,8 @@ type ReaderOptions struct {
 	BatchSize int
 	// Bounds skip stripes whose statistics prove no row can match.
 	Bounds []Bound
+	// Stripes are the stripes to read, in ascending order (nil for all).
+	Stripes []int
 }
 
 // RecordReader reads the stripes of a File as Arrow records of at most
@@ -100,6 +103,9 @@ type RecordReader struct {
 	rec     arrow.RecordBatch
 	err     error
 	skipped int
+	// recStripe and recRow locate the current record's first row.
+	recStripe int
+	recRow    int64
 }
 
 var _ array.RecordReader = (*RecordReader)(nil)
@@ -112,6 +118,11 @@ func (f *File) NewRecordReader(ctx context.Context, mem memory.Allocator, opts R
 	}
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = 8192
+	}
+	for k, i := range opts.Stripes {
+		if i < 0 || i >= f.NumStripes() || (k > 0 && i <= opts.Stripes[k-1]) {
+			return nil, fmt.Errorf("orc %s: stripes %v not ascending within [0,%d)", f.name, opts.Stripes, f.NumStripes())
+		}
 	}
 	r := &RecordReader{ctx: ctx, f: f, mem: mem, opts: opts, types: types, schema: schema}
 	r.refs.Store(1)
@@ -145,10 +156,18 @@ func (r *RecordReader) Next() bool {
 		return false
 	}
 	for r.cur == nil || r.cur.left == 0 {
-		if r.stripe >= r.f.NumStripes() {
-			return false
+		var i int
+		if r.opts.Stripes != nil {
+			if r.stripe >= len(r.opts.Stripes) {
+				return false
+			}
+			i = r.opts.Stripes[r.stripe]
+		} else {
+			if r.stripe >= r.f.NumStripes() {
+				return false
+			}
+			i = r.stripe
 		}
-		i := r.stripe
 		r.stripe++
 		if r.f.StripeRows(i) == 0 {
 			continue
@@ -169,6 +188,7 @@ func (r *RecordReader) Next() bool {
 		r.cur, r.curIdx = sr, i
 	}
 	n := int(min(int64(r.opts.BatchSize), r.cur.left))
+	r.recStripe, r.recRow = r.curIdx, r.f.StripeRows(r.curIdx)-r.cur.left
 	rec, err := r.f.readBatch(r.cur, r.curIdx, r.mem, r.schema, n)
 	if err != nil {
 		r.err = err
@@ -185,6 +205,10 @@ func (r *RecordReader) RecordBatch() arrow.RecordBatch { return r.rec }
 //
 // Deprecated: use RecordBatch.
 func (r *RecordReader) Record() arrow.RecordBatch { return r.rec }
+
+// Position returns the stripe of the current record and the row within
+// that stripe of its first row; a record never spans two stripes.
+func (r *RecordReader) Position() (stripe int, row int64) { return r.recStripe, r.recRow }
 
 // Err returns the error that stopped the reader, if any.
 func (r *RecordReader) Err() error {

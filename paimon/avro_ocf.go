@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"sync"
 
 	"github.com/hamba/avro/v2"
 	"github.com/klauspost/compress/s2"
@@ -370,7 +371,39 @@ func parseOCF(data []byte) (*ocfFile, error) {
 	return &ocfFile{schema: schema, schemaRaw: raw, codec: codec, sync: sync, body: avroReader{b: data, pos: r.pos}}, nil
 }
 
-func parseAvroSchema(raw []byte) (s avro.Schema, err error) {
+// schemaCache memoises parsed writer schemas: every manifest of a table
+// embeds the same schema text, and parsing it dominated planning large
+// tables. Bounded so hostile files cannot grow it without limit.
+var schemaCache struct {
+	sync.Mutex
+	m map[string]avro.Schema
+}
+
+const schemaCacheMax = 64
+
+func parseAvroSchema(raw []byte) (avro.Schema, error) {
+	schemaCache.Lock()
+	s, ok := schemaCache.m[string(raw)]
+	schemaCache.Unlock()
+	if ok {
+		return s, nil
+	}
+	s, err := parseAvroSchemaUncached(raw)
+	if err != nil {
+		return nil, err
+	}
+	schemaCache.Lock()
+	if schemaCache.m == nil {
+		schemaCache.m = map[string]avro.Schema{}
+	}
+	if len(schemaCache.m) < schemaCacheMax {
+		schemaCache.m[string(raw)] = s
+	}
+	schemaCache.Unlock()
+	return s, nil
+}
+
+func parseAvroSchemaUncached(raw []byte) (s avro.Schema, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			s, err = nil, fmt.Errorf("schema parser failed: %v", p)

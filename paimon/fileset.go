@@ -282,25 +282,31 @@ func (t *Table) readManifests(ctx context.Context, metas []ManifestFileMeta, for
 // previously added identity. Live ADD entries are returned in first-seen
 // order; DELETEs whose ADD was never seen are dropped.
 func MergeEntries(groups [][]ManifestEntry) ([]ManifestEntry, error) {
-	type slot struct {
-		e    ManifestEntry
-		live bool
-	}
-	var slots []slot
-	index := map[FileIdentifier]int{}
+	// Track entries by position, not by copy: a ManifestEntry is a few
+	// hundred bytes and large tables hold hundreds of thousands of them.
+	type pos struct{ g, i int32 }
+	n := 0
 	for _, g := range groups {
-		for _, e := range g {
+		n += len(g)
+	}
+	live := make([]bool, 0, n)
+	order := make([]pos, 0, n)
+	index := make(map[FileIdentifier]int, n)
+	for gi, g := range groups {
+		for ei := range g {
+			e := &g[ei]
 			id := e.Identifier()
 			switch e.Kind {
 			case FileKindAdd:
-				if i, ok := index[id]; ok && slots[i].live {
+				if i, ok := index[id]; ok && live[i] {
 					return nil, fmt.Errorf("%w: file %s is added twice", ErrCorrupt, id)
 				}
-				index[id] = len(slots)
-				slots = append(slots, slot{e: e, live: true})
+				index[id] = len(order)
+				order = append(order, pos{int32(gi), int32(ei)})
+				live = append(live, true)
 			case FileKindDelete:
-				if i, ok := index[id]; ok && slots[i].live {
-					slots[i].live = false
+				if i, ok := index[id]; ok && live[i] {
+					live[i] = false
 					delete(index, id)
 				}
 			default:
@@ -309,9 +315,9 @@ func MergeEntries(groups [][]ManifestEntry) ([]ManifestEntry, error) {
 		}
 	}
 	out := make([]ManifestEntry, 0, len(index))
-	for _, s := range slots {
-		if s.live {
-			out = append(out, s.e)
+	for i, p := range order {
+		if live[i] {
+			out = append(out, groups[p.g][p.i])
 		}
 	}
 	return out, nil

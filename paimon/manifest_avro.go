@@ -620,12 +620,12 @@ func decodeManifestRecords(name string, data []byte, format string, fn func(v an
 	return fmt.Errorf("%w: manifest format %q: %s", ErrUnsupported, format, name)
 }
 
-// decodeORCManifest is where ORC manifest decoding plugs in (manifest.format=orc).
-// It must call fn with each record in the same generic form the Avro reader
+// decodeORCManifest decodes ORC manifests (manifest.format=orc).
+// It calls fn with each record in the same generic form the Avro reader
 // produces (map[string]any keyed by field name; ints as int32, longs as
 // int64, bytes as []byte, arrays as []any, null as nil).
 func decodeORCManifest(name string, data []byte, fn func(v any) error) error {
-	return fmt.Errorf("%w: ORC manifests are not supported yet: %s", ErrUnsupported, name)
+	return decodeORCManifestMem(name, data, orcManifestAllocator, fn) // manifest_orc.go
 }
 
 func decodeAvroRecords(name string, data []byte, fn func(v any) error) (err error) {

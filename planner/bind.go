@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"fmt"
 	"math"
 	"math/big"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 )
 
@@ -43,20 +43,20 @@ type aggCall struct {
 }
 
 func invalidf(format string, a ...any) error {
-	return fmt.Errorf(format+": %w", append(a, catalog.ErrInvalid)...)
+	return paimon.Errorf(catalog.ErrInvalid, format, a...)
 }
 
 func unsupportedf(format string, a ...any) error {
-	return fmt.Errorf(format+": %w", append(a, catalog.ErrUnsupported)...)
+	return paimon.Errorf(catalog.ErrUnsupported, format+" is not supported", a...)
 }
 
 func (b *binder) column(c *sqlparser.ColName) (expr, error) {
 	name := c.Name.String()
 	if q := c.Qualifier.Name.String(); q != "" && !strings.EqualFold(q, b.alias) && !strings.EqualFold(q, b.table) {
-		return nil, fmt.Errorf("unknown table qualifier %q in %s (the query reads %s): %w", q, sqlparser.String(c), b.table, catalog.ErrNotFound)
+		return nil, paimon.Errorf(catalog.ErrNotFound, "unknown table qualifier %q in %s (the query reads %s)", q, sqlparser.String(c), b.table)
 	}
 	if b.schema == nil {
-		return nil, fmt.Errorf("unknown column %q: the query has no FROM clause: %w", name, catalog.ErrNotFound)
+		return nil, paimon.Errorf(catalog.ErrNotFound, "unknown column %q: the query has no FROM clause", name)
 	}
 	idx := -1
 	for i, f := range b.schema.Fields() {
@@ -78,7 +78,7 @@ func (b *binder) column(c *sqlparser.ColName) (expr, error) {
 		for i, f := range b.schema.Fields() {
 			names[i] = f.Name
 		}
-		return nil, fmt.Errorf("column %q does not exist in %s%s: %w", name, b.table, catalog.DidYouMean(name, names), catalog.ErrNotFound)
+		return nil, paimon.Errorf(catalog.ErrNotFound, "column %q does not exist in %s%s", name, b.table, catalog.DidYouMean(name, names))
 	}
 	if b.post && !b.inAgg {
 		return nil, invalidf("column %s must appear in the GROUP BY clause or be used in an aggregate function", name)

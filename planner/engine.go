@@ -12,6 +12,7 @@ import (
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 )
 
@@ -104,7 +105,7 @@ func (e *Engine) Prepare(ctx context.Context, sql string, sess Session) (*Statem
 	}
 	ast, err := sqlparser.Parse(norm.sql)
 	if err != nil {
-		return nil, fmt.Errorf("cannot parse SQL: %s: %w", strings.TrimPrefix(err.Error(), "syntax error "), catalog.ErrInvalid)
+		return nil, paimon.Errorf(catalog.ErrInvalid, "cannot parse SQL: %s", strings.TrimPrefix(err.Error(), "syntax error "))
 	}
 	st := &Statement{e: e}
 	switch x := ast.(type) {
@@ -177,7 +178,7 @@ func (e *Engine) prepareShow(ctx context.Context, x *sqlparser.Show, sess Sessio
 		if _, err := e.cat.ListTables(ctx, db); err != nil {
 			if errors.Is(err, catalog.ErrNotFound) {
 				dbs, _ := e.cat.ListDatabases(ctx)
-				return nil, fmt.Errorf("database %q does not exist%s: %w", db, catalog.DidYouMean(db, dbs), catalog.ErrNotFound)
+				return nil, paimon.Errorf(catalog.ErrNotFound, "database %q does not exist%s", db, catalog.DidYouMean(db, dbs))
 			}
 			return nil, err
 		}
@@ -350,6 +351,11 @@ func (s *Statement) PinnedOptions() map[string]string {
 		if _, ok := s.q.req.Options[k]; ok {
 			return nil
 		}
+	}
+	if dt, ok := s.q.table.(*catalog.DataTable); ok && dt.TableSchema().Option("scan.fallback-branch", "") != "" {
+		// An explicit scan.snapshot-id turns scan.fallback-branch off, so
+		// pinning would drop the fallback partitions from Flight results.
+		return nil
 	}
 	if id := s.q.scan.Stats().SnapshotID; id >= 0 {
 		return map[string]string{"scan.snapshot-id": fmt.Sprint(id)}

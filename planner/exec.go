@@ -75,6 +75,9 @@ func (v *valuesOp) close() {
 // evalBool evaluates a boolean expression over rec into a selection
 // vector: keep[i] is true when the expression is TRUE at row i.
 func evalBool(e expr, rec arrow.RecordBatch, env *execEnv) ([]bool, int, error) {
+	if keep, n, ok := fastCompare(e, rec); ok {
+		return keep, n, nil
+	}
 	ev := &evalEnv{rec: rec, params: env.params}
 	f, err := e.compile(ev)
 	if err != nil {
@@ -351,6 +354,8 @@ type sortOp struct {
 	idx   []int64
 	pos   int
 	ready bool
+	// threshold holds the sort key of the N-th row once N rows are kept.
+	threshold []any
 }
 
 func (s *sortOp) next(ctx context.Context) (arrow.RecordBatch, error) {
@@ -384,6 +389,14 @@ func (s *sortOp) consume(ctx context.Context) error {
 		}
 		if rec == nil {
 			break
+		}
+		if s.threshold != nil {
+			if rec, err = s.prefilter(ctx, rec); err != nil {
+				return err
+			}
+			if rec == nil {
+				continue
+			}
 		}
 		s.buf = append(s.buf, rec)
 		s.rows += rec.NumRows()
@@ -435,6 +448,17 @@ func (s *sortOp) compact(ctx context.Context, keep int64) error {
 		for i := range s.idx {
 			s.idx[i] = int64(i)
 		}
+		if keep > 0 && r.NumRows() == keep {
+			// Rows not strictly before the last kept row can never enter the top N.
+			s.threshold = make([]any, len(s.keys))
+			for i, k := range s.keys {
+				g, err := getter(r.Column(k.col))
+				if err != nil {
+					return err
+				}
+				s.threshold[i] = g(int(keep - 1))
+			}
+		}
 		return nil
 	}
 	s.out, s.idx = all, idx
@@ -453,6 +477,43 @@ func (s *sortOp) close() {
 	s.in.close()
 }
 
+// prefilter drops the rows of rec that sort at or after the threshold row;
+// it takes ownership of rec and returns nil when no row is left.
+func (s *sortOp) prefilter(ctx context.Context, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	gs := make([]func(int) any, len(s.keys))
+	for i, k := range s.keys {
+		g, err := getter(rec.Column(k.col))
+		if err != nil {
+			rec.Release()
+			return nil, err
+		}
+		gs[i] = g
+	}
+	var idx []int64
+	for r := range int(rec.NumRows()) {
+		for i, k := range s.keys {
+			c := compareNullsFirst(gs[i](r), s.threshold[i])
+			if k.desc {
+				c = -c
+			}
+			if c < 0 {
+				idx = append(idx, int64(r))
+			}
+			if c != 0 {
+				break
+			}
+		}
+	}
+	if len(idx) == int(rec.NumRows()) {
+		return rec, nil
+	}
+	defer rec.Release()
+	if len(idx) == 0 {
+		return nil, nil
+	}
+	return takeRecord(ctx, s.env.mem, rec, idx)
+}
+
 func sortIndices(rec arrow.RecordBatch, keys []sortKey) ([]int64, error) {
 	gs := make([]func(int) any, len(keys))
 	for i, k := range keys {
@@ -467,9 +528,17 @@ func sortIndices(rec arrow.RecordBatch, keys []sortKey) ([]int64, error) {
 	for i := range idx {
 		idx[i] = int64(i)
 	}
+	// Read every key once (not once per comparison).
+	vals := make([][]any, len(keys))
+	for i, g := range gs {
+		vals[i] = make([]any, n)
+		for r := range n {
+			vals[i][r] = g(r)
+		}
+	}
 	sort.SliceStable(idx, func(a, b int) bool {
 		for i, k := range keys {
-			c := compareNullsFirst(gs[i](int(idx[a])), gs[i](int(idx[b])))
+			c := compareNullsFirst(vals[i][idx[a]], vals[i][idx[b]])
 			if c != 0 {
 				if k.desc {
 					return c > 0

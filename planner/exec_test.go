@@ -176,3 +176,45 @@ func TestRunAllPartitions(t *testing.T) {
 		t.Fatalf("schema %s", rdr.Schema())
 	}
 }
+
+// TestConcurrentPartitions executes every partition of a statement at once.
+func TestConcurrentPartitions(t *testing.T) {
+	mem := testutil.CheckedAllocator(t)
+	e, _ := newTestEngine(t, mem)
+	st, err := e.Prepare(context.Background(), "SELECT id FROM orders WHERE UPPER(name) LIKE '%A%'", Session{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := st.NumPartitions()
+	if n != 3 {
+		t.Fatalf("partitions = %d", n)
+	}
+	results := make([][]string, n)
+	errs := make(chan error, n)
+	for p := range n {
+		go func() {
+			rdr, err := st.Execute(context.Background(), mem, nil, p)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer rdr.Release()
+			for rdr.Next() {
+				results[p] = append(results[p], renderRows(rdr.RecordBatch())...)
+			}
+			errs <- rdr.Err()
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	var all []string
+	for _, r := range results {
+		all = append(all, r...)
+	}
+	if strings.Join(all, ",") != "1,2,5,6,7,8" {
+		t.Fatalf("rows = %v", all)
+	}
+}

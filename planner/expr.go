@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 )
 
@@ -92,7 +93,7 @@ func (p *param) dataType() arrow.DataType { return p.t }
 func (p *param) String() string           { return "?" + strconv.Itoa(p.n+1) }
 func (p *param) compile(env *evalEnv) (rowFn, error) {
 	if p.n >= len(env.params) {
-		return nil, fmt.Errorf("parameter %d is not bound (%d given): %w", p.n+1, len(env.params), catalog.ErrInvalid)
+		return nil, paimon.Errorf(catalog.ErrInvalid, "parameter %d is not bound (%d given)", p.n+1, len(env.params))
 	}
 	v, err := convertParam(env.params[p.n], p.t)
 	if err != nil {
@@ -142,7 +143,7 @@ func coerceConst(v any, c class) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
-	bad := fmt.Errorf("cannot convert %v: %w", v, catalog.ErrInvalid)
+	bad := paimon.Errorf(catalog.ErrInvalid, "cannot convert %v", v)
 	switch c {
 	case cBool:
 		switch x := v.(type) {
@@ -324,7 +325,7 @@ func (a *arith) compile(env *evalEnv) (rowFn, error) {
 			}
 			return math.Mod(p, q)
 		}
-		env.fail(fmt.Errorf("operator %s: %w", op, catalog.ErrUnsupported))
+		env.fail(paimon.Errorf(catalog.ErrUnsupported, "operator %s", op))
 		return nil
 	}, nil
 }
@@ -407,7 +408,7 @@ func (c *cmp) compile(env *evalEnv) (rowFn, error) {
 		}
 		r, ok := compareValues(x, y)
 		if !ok {
-			env.fail(fmt.Errorf("cannot compare %T with %T in %s: %w", x, y, c, catalog.ErrInvalid))
+			env.fail(paimon.Errorf(catalog.ErrInvalid, "cannot compare %T with %T in %s", x, y, c))
 			return nil
 		}
 		return cmpResult(op, r)
@@ -642,7 +643,7 @@ func likeRegexp(p string, ci bool) (*regexp.Regexp, error) {
 	b.WriteString("$")
 	re, err := regexp.Compile(b.String())
 	if err != nil {
-		return nil, fmt.Errorf("bad LIKE pattern %q: %w", p, catalog.ErrInvalid)
+		return nil, paimon.Errorf(catalog.ErrInvalid, "bad LIKE pattern %q", p)
 	}
 	return re, nil
 }
@@ -852,13 +853,13 @@ func castValue(v any, from, to arrow.DataType) (any, error) {
 		switch x := v.(type) {
 		case float64:
 			if math.IsNaN(x) || math.Abs(x) > 9.2e18 {
-				return nil, fmt.Errorf("CAST of %v to BIGINT overflows: %w", x, catalog.ErrInvalid)
+				return nil, paimon.Errorf(catalog.ErrInvalid, "CAST of %v to BIGINT overflows", x)
 			}
 			return int64(math.Trunc(x)), nil
 		case predicate.Decimal:
 			u := rescale(x, 0)
 			if !u.IsInt64() {
-				return nil, fmt.Errorf("CAST of %s to BIGINT overflows: %w", x, catalog.ErrInvalid)
+				return nil, paimon.Errorf(catalog.ErrInvalid, "CAST of %s to BIGINT overflows", x)
 			}
 			return u.Int64(), nil
 		}
@@ -871,7 +872,7 @@ func castValue(v any, from, to arrow.DataType) (any, error) {
 		case float64:
 			dd, ok := parseDecimal(strconv.FormatFloat(x, 'f', s, 64))
 			if !ok {
-				return nil, fmt.Errorf("CAST of %v to %s: %w", x, to, catalog.ErrInvalid)
+				return nil, paimon.Errorf(catalog.ErrInvalid, "CAST of %v to %s", x, to)
 			}
 			d = dd
 		default:

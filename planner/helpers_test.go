@@ -148,9 +148,15 @@ func renderRows(rec arrow.RecordBatch) []string {
 	var out []string
 	gs := make([]func(int) any, rec.NumCols())
 	for i := range gs {
-		g, err := getter(rec.Column(i))
-		if err != nil {
-			panic(err)
+		col := rec.Column(i)
+		g, err := getter(col)
+		if err != nil { // nested values: Arrow's own rendering
+			g = func(r int) any {
+				if col.IsNull(r) {
+					return nil
+				}
+				return col.ValueStr(r)
+			}
 		}
 		gs[i] = g
 	}
@@ -162,6 +168,9 @@ func renderRows(rec arrow.RecordBatch) []string {
 				parts[i] = "NULL"
 			} else {
 				parts[i] = formatValue(v, rec.Column(i).DataType())
+				if _, nested := v.(string); nested && classOf(rec.Column(i).DataType()) == cOther {
+					parts[i] = v.(string)
+				}
 			}
 		}
 		out = append(out, strings.Join(parts, "|"))

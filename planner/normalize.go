@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 )
 
 // The normaliser rewrites what BI tools and drivers send into the MySQL
@@ -77,7 +78,7 @@ func lex(sql string) ([]token, error) {
 				j++
 			}
 			if !closed {
-				return nil, fmt.Errorf("unterminated %c quote starting at position %d: %w", c, start+1, catalog.ErrInvalid)
+				return nil, paimon.Errorf(catalog.ErrInvalid, "unterminated %c quote starting at position %d", c, start+1)
 			}
 			i = j
 			k := tStr
@@ -95,7 +96,7 @@ func lex(sql string) ([]token, error) {
 		case c == '/' && i+1 < len(sql) && sql[i+1] == '*':
 			end := strings.Index(sql[i+2:], "*/")
 			if end < 0 {
-				return nil, fmt.Errorf("unterminated comment starting at position %d: %w", start+1, catalog.ErrInvalid)
+				return nil, paimon.Errorf(catalog.ErrInvalid, "unterminated comment starting at position %d", start+1)
 			}
 			i = i + 2 + end + 2
 			k := tComment
@@ -186,7 +187,7 @@ func normalize(sql string) (*normalized, error) {
 	}
 	for _, t := range sig {
 		if t.kind == tPunct && t.text == ";" {
-			return nil, fmt.Errorf("multiple statements are not supported (found ';'): %w", catalog.ErrUnsupported)
+			return nil, paimon.Errorf(catalog.ErrUnsupported, "multiple statements are not supported (found ';')")
 		}
 	}
 	out := &normalized{}
@@ -197,7 +198,7 @@ func normalize(sql string) (*normalized, error) {
 			sig = sig[1:]
 		}
 		if len(sig) == 0 {
-			return nil, fmt.Errorf("EXPLAIN needs a statement: %w", catalog.ErrInvalid)
+			return nil, paimon.Errorf(catalog.ErrInvalid, "EXPLAIN needs a statement")
 		}
 	}
 	if len(sig) > 0 && sig[0].kind == tIdent && strings.EqualFold(sig[0].text, "CALL") {
@@ -255,7 +256,7 @@ func matchParen(toks []token, open int) (int, error) {
 			}
 		}
 	}
-	return 0, fmt.Errorf("unbalanced parenthesis: %w", catalog.ErrInvalid)
+	return 0, paimon.Errorf(catalog.ErrInvalid, "unbalanced parenthesis")
 }
 
 func isPunct(t token, s string) bool { return t.kind == tPunct && t.text == s }
@@ -382,7 +383,7 @@ func (n *normalizer) special(fn string, inner []token) (string, error) {
 	case "cast":
 		at, ok := split("AS")
 		if !ok {
-			return "", fmt.Errorf("CAST without AS <type>: %w", catalog.ErrInvalid)
+			return "", paimon.Errorf(catalog.ErrInvalid, "CAST without AS <type>")
 		}
 		e, err := n.rewrite(inner[:at])
 		if err != nil {
@@ -400,13 +401,13 @@ func (n *normalizer) special(fn string, inner []token) (string, error) {
 		}
 		ts := strings.TrimSpace(typ.String())
 		if ts == "" {
-			return "", fmt.Errorf("CAST without a target type: %w", catalog.ErrInvalid)
+			return "", paimon.Errorf(catalog.ErrInvalid, "CAST without a target type")
 		}
 		return "paimon_cast(" + strings.TrimSpace(e) + ", " + sqlString(ts) + ")", nil
 	case "extract":
 		at, ok := split("FROM")
 		if !ok {
-			return "", fmt.Errorf("EXTRACT without FROM: %w", catalog.ErrInvalid)
+			return "", paimon.Errorf(catalog.ErrInvalid, "EXTRACT without FROM")
 		}
 		unit := ""
 		for _, t := range inner[:at] {
@@ -458,18 +459,18 @@ func (n *normalizer) hint(t token, toks []token, at int) error {
 	}
 	p := prevNonSpace(toks, at)
 	if p < 0 || (toks[p].kind != tIdent && toks[p].kind != tBacktick && toks[p].kind != tDQuote) {
-		return fmt.Errorf("OPTIONS hint must follow a table name: %w", catalog.ErrInvalid)
+		return paimon.Errorf(catalog.ErrInvalid, "OPTIONS hint must follow a table name")
 	}
 	tab := toks[p].text
 	if toks[p].kind != tIdent {
 		tab = unquote(toks[p])
 	}
 	if n.out.hintTab != "" && n.out.hintTab != tab {
-		return fmt.Errorf("OPTIONS hints on more than one table (%s, %s): %w", n.out.hintTab, tab, catalog.ErrUnsupported)
+		return paimon.Errorf(catalog.ErrUnsupported, "OPTIONS hints on more than one table (%s, %s)", n.out.hintTab, tab)
 	}
 	n.out.hintTab = tab
 	if len(sig) < 3 || !isPunct(sig[1], "(") || !isPunct(sig[len(sig)-1], ")") {
-		return fmt.Errorf("malformed hint %s: expected OPTIONS('key'='value', ...): %w", t.text, catalog.ErrInvalid)
+		return paimon.Errorf(catalog.ErrInvalid, "malformed hint %s: expected OPTIONS('key'='value', ...)", t.text)
 	}
 	kv := sig[2 : len(sig)-1]
 	if n.out.options == nil {
@@ -477,13 +478,13 @@ func (n *normalizer) hint(t token, toks []token, at int) error {
 	}
 	for i := 0; i < len(kv); {
 		if i+2 >= len(kv) || kv[i].kind != tStr || !isPunct(kv[i+1], "=") || kv[i+2].kind != tStr {
-			return fmt.Errorf("malformed hint %s: expected OPTIONS('key'='value', ...): %w", t.text, catalog.ErrInvalid)
+			return paimon.Errorf(catalog.ErrInvalid, "malformed hint %s: expected OPTIONS('key'='value', ...)", t.text)
 		}
 		n.out.options[unquote(kv[i])] = unquote(kv[i+2])
 		i += 3
 		if i < len(kv) {
 			if !isPunct(kv[i], ",") {
-				return fmt.Errorf("malformed hint %s: expected ',' between options: %w", t.text, catalog.ErrInvalid)
+				return paimon.Errorf(catalog.ErrInvalid, "malformed hint %s: expected ',' between options", t.text)
 			}
 			i++
 		}
@@ -509,28 +510,28 @@ func parseCall(toks []token) (*callStmt, error) {
 			name.WriteString(strings.ToLower(unquote(sig[i])))
 		case tPunct:
 			if sig[i].text != "." {
-				return nil, fmt.Errorf("CALL: unexpected %q in procedure name: %w", sig[i].text, catalog.ErrInvalid)
+				return nil, paimon.Errorf(catalog.ErrInvalid, "CALL: unexpected %q in procedure name", sig[i].text)
 			}
 			name.WriteByte('.')
 		default:
-			return nil, fmt.Errorf("CALL: unexpected %s in procedure name: %w", sig[i].text, catalog.ErrInvalid)
+			return nil, paimon.Errorf(catalog.ErrInvalid, "CALL: unexpected %s in procedure name", sig[i].text)
 		}
 		i++
 	}
 	if i >= len(sig) || !isPunct(sig[len(sig)-1], ")") || name.Len() == 0 {
-		return nil, fmt.Errorf("CALL: expected CALL procedure('arg', ...): %w", catalog.ErrInvalid)
+		return nil, paimon.Errorf(catalog.ErrInvalid, "CALL: expected CALL procedure('arg', ...)")
 	}
 	c := &callStmt{proc: name.String()}
 	args := sig[i+1 : len(sig)-1]
 	for j := 0; j < len(args); j++ {
 		if args[j].kind != tStr {
-			return nil, fmt.Errorf("CALL %s: argument %d must be a string literal, got %s: %w", c.proc, len(c.args)+1, args[j].text, catalog.ErrUnsupported)
+			return nil, paimon.Errorf(catalog.ErrUnsupported, "CALL %s: argument %d must be a string literal, got %s", c.proc, len(c.args)+1, args[j].text)
 		}
 		c.args = append(c.args, unquote(args[j]))
 		if j+1 < len(args) {
 			j++
 			if !isPunct(args[j], ",") {
-				return nil, fmt.Errorf("CALL %s: expected ',' between arguments, got %s: %w", c.proc, args[j].text, catalog.ErrInvalid)
+				return nil, paimon.Errorf(catalog.ErrInvalid, "CALL %s: expected ',' between arguments, got %s", c.proc, args[j].text)
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 )
 
@@ -69,7 +70,7 @@ func (e *Engine) resolveTable(ctx context.Context, tn sqlparser.TableName, sess 
 	// Give uniform messages with suggestions whatever the catalog says.
 	dbs, lerr := e.cat.ListDatabases(ctx)
 	if lerr == nil && !slices.Contains(dbs, db) {
-		return nil, "", fmt.Errorf("database %q does not exist%s: %w", db, catalog.DidYouMean(db, dbs), catalog.ErrNotFound)
+		return nil, "", paimon.Errorf(catalog.ErrNotFound, "database %q does not exist%s", db, catalog.DidYouMean(db, dbs))
 	}
 	if tabs, lerr := e.cat.ListTables(ctx, db); lerr == nil {
 		names := make([]string, len(tabs))
@@ -80,7 +81,7 @@ func (e *Engine) resolveTable(ctx context.Context, tn sqlparser.TableName, sess 
 		}
 		base, _, _ := strings.Cut(name, "$")
 		if !found && !slices.Contains(names, base) {
-			return nil, "", fmt.Errorf("table %q does not exist in database %q%s: %w", name, db, catalog.DidYouMean(name, names), catalog.ErrNotFound)
+			return nil, "", paimon.Errorf(catalog.ErrNotFound, "table %q does not exist in database %q%s", name, db, catalog.DidYouMean(name, names))
 		}
 	}
 	return nil, "", err

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 )
 
@@ -201,7 +202,7 @@ func getter(arr arrow.Array) (func(i int) any, error) {
 			return predicate.Decimal{Unscaled: a.Value(i).BigInt(), Scale: scale}
 		}, nil
 	}
-	return nil, fmt.Errorf("cannot compute on values of type %s: %w", arr.DataType(), catalog.ErrUnsupported)
+	return nil, paimon.Errorf(catalog.ErrUnsupported, "cannot compute on values of type %s", arr.DataType())
 }
 
 func intGetter(a arrow.Array, v func(int) int64) func(int) any {
@@ -280,13 +281,13 @@ func appendValue(b array.Builder, v any) error {
 		want := int(bb.Type().(*arrow.Decimal128Type).Scale)
 		u := rescale(d, want)
 		if u.BitLen() > 127 {
-			return fmt.Errorf("decimal %s overflows %s: %w", d, bb.Type(), catalog.ErrInvalid)
+			return paimon.Errorf(catalog.ErrInvalid, "decimal %s overflows %s", d, bb.Type())
 		}
 		bb.Append(decimal128.FromBigInt(u))
 	case *array.NullBuilder:
 		bb.AppendNull()
 	default:
-		return fmt.Errorf("cannot build values of type %s: %w", b.Type(), catalog.ErrUnsupported)
+		return paimon.Errorf(catalog.ErrUnsupported, "cannot build values of type %s", b.Type())
 	}
 	return nil
 }
@@ -404,7 +405,7 @@ func parseDate(s string) (int64, error) {
 	}
 	t, err := time.Parse("2006-01-02", s)
 	if err != nil {
-		return 0, fmt.Errorf("invalid DATE %q (want YYYY-MM-DD): %w", s, catalog.ErrInvalid)
+		return 0, paimon.Errorf(catalog.ErrInvalid, "invalid DATE %q (want YYYY-MM-DD)", s)
 	}
 	return t.Unix() / 86400, nil
 }
@@ -418,7 +419,7 @@ func parseTimestamp(s string) (int64, error) {
 			return t.UnixMicro(), nil
 		}
 	}
-	return 0, fmt.Errorf("invalid TIMESTAMP %q (want YYYY-MM-DD HH:MM:SS[.fff]): %w", s, catalog.ErrInvalid)
+	return 0, paimon.Errorf(catalog.ErrInvalid, "invalid TIMESTAMP %q (want YYYY-MM-DD HH:MM:SS[.fff])", s)
 }
 
 func floorDiv(a, b int64) int64 {

@@ -28,17 +28,6 @@ func init() {
 // version is reported to clients (FLIGHT_SQL_SERVER_VERSION).
 const version = "0.1.0"
 
-// engineAdapter adapts *planner.Engine to flightsql.Engine.
-type engineAdapter struct{ e *planner.Engine }
-
-func (a engineAdapter) Prepare(ctx context.Context, sql string, sess flightsql.Session) (flightsql.Statement, error) {
-	st, err := a.e.Prepare(ctx, sql, planner.Session{Database: sess.Database, Options: sess.Options})
-	if err != nil {
-		return nil, err
-	}
-	return st, nil
-}
-
 // NewFlightServer builds the Flight SQL server over a catalog: the planner as
 // engine, Paimon's corrupt-data errors mapped to DataLoss.
 func NewFlightServer(cfg flightsql.Config, cat catalog.Catalog) (*flightsql.Server, error) {
@@ -46,7 +35,7 @@ func NewFlightServer(cfg flightsql.Config, cat catalog.Catalog) (*flightsql.Serv
 	if cfg.ServerVersion == "" {
 		cfg.ServerVersion = version
 	}
-	return flightsql.NewServer(cfg, engineAdapter{planner.New(cat, planner.Options{})}, cat)
+	return flightsql.NewServer(cfg, flightsql.PlannerEngine(planner.New(cat, planner.Options{})), cat)
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {

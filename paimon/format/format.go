@@ -8,8 +8,8 @@
 // Primary-key system columns (_KEY_*, _SEQUENCE_NUMBER, _VALUE_KIND) are read
 // when requested with KeyField, SequenceNumberField and ValueKindField.
 //
-// Only Parquet is implemented; Open is the single dispatch point on the file
-// extension where other formats (ORC) plug in.
+// Parquet (parquet.go) and ORC (orc.go, decoded by package orc) are
+// implemented; Open is the single dispatch point on the file extension.
 package format
 
 import (
@@ -26,9 +26,6 @@ import (
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
 )
-
-// ErrORC is wrapped by the error Open returns for ORC data files.
-var ErrORC = errors.New("ORC data files are not supported yet")
 
 // ErrUnsupportedFormat is wrapped by the error Open returns for an unknown extension.
 var ErrUnsupportedFormat = errors.New("unsupported data file format")
@@ -106,8 +103,7 @@ func Open(r io.ReaderAt, size int64, name string, fileFields []types.DataField) 
 	case ".parquet":
 		return OpenParquet(r, size, name, fileFields)
 	case ".orc":
-		// The ORC decoder (package orc) plugs in here.
-		return nil, fmt.Errorf("%w: %s", ErrORC, name)
+		return OpenORC(r, size, name, fileFields)
 	default:
 		return nil, fmt.Errorf("%w %q: %s", ErrUnsupportedFormat, ext, name)
 	}

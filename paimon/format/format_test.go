@@ -251,8 +251,8 @@ func TestNoColumnsCountsRows(t *testing.T) {
 
 func TestORCAndUnknownExtension(t *testing.T) {
 	_, err := Open(bytes.NewReader(nil), 0, "data-1.orc", nil)
-	if !errors.Is(err, ErrORC) || err.Error() != "ORC data files are not supported yet: data-1.orc" {
-		t.Fatalf("got %v", err)
+	if err == nil || !strings.Contains(err.Error(), "data-1.orc") {
+		t.Fatalf("empty ORC file: got %v", err)
 	}
 	if _, err := Open(bytes.NewReader(nil), 0, "data-1.avro", nil); !errors.Is(err, ErrUnsupportedFormat) {
 		t.Fatalf("got %v", err)

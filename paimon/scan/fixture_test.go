@@ -103,9 +103,6 @@ func runFixtureQuery(t *testing.T, tableDir, expectedFile string, q fixtureQuery
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s, err := tbl.LatestSchema(ctx); err == nil && s.ManifestFormat() == "orc" {
-		t.Skip("ORC manifests: covered by the ORC issue")
-	}
 	opts := Options{Concurrency: 2}
 	if q.SnapshotID != nil {
 		opts.SnapshotID = *q.SnapshotID

@@ -22,13 +22,15 @@ type pruner struct {
 	buckets    map[int32]map[int32]bool
 
 	partCache map[string]bool
+	noStats   bool // NoPruning: never skip by statistics
 
 	prunedPartition, prunedBucket, skippedLevel int
 }
 
 func newPruner(s *Scan) *pruner {
 	pl := &pruner{s: s, partCache: map[string]bool{}, buckets: map[int32]map[int32]bool{}}
-	if s.opts.Filter == nil {
+	if s.opts.Filter == nil || s.opts.NoPruning {
+		pl.noStats = s.opts.NoPruning
 		return pl
 	}
 	partCols := map[string]bool{}
@@ -239,7 +241,7 @@ func (pl *pruner) keyStatsMayMatch(ctx context.Context, e *paimon.ManifestEntry)
 // valueStatsMayMatch prunes a file by its value statistics, evolved from the
 // file's schema to the current one by field id.
 func (pl *pruner) valueStatsMayMatch(ctx context.Context, e *paimon.ManifestEntry) (bool, error) {
-	if pl.s.opts.Filter == nil {
+	if pl.s.opts.Filter == nil || pl.noStats {
 		return true, nil
 	}
 	fileFields, err := pl.s.fileSchema(ctx, e.File.SchemaID)

@@ -57,6 +57,14 @@ func (s *Scan) ReadWithStats(ctx context.Context, mem memory.Allocator, splits [
 		refs:   1,
 		limit:  s.opts.Limit,
 	}
+	// With fewer files than workers, file-level parallelism leaves cores
+	// idle (e.g. a filter whose stats leave one file): decode the columns
+	// of each batch concurrently instead (docs/benchmarks.md).
+	files := 0
+	for i := range splits {
+		files += len(splits[i].Files)
+	}
+	r.parallel = files < s.opts.Concurrency
 	tasks := make(chan int)
 	workers := min(s.opts.Concurrency, len(splits))
 	r.wg.Add(workers)
@@ -95,6 +103,8 @@ type reader struct {
 	out    chan arrow.RecordBatch
 	wg     sync.WaitGroup
 	stats  *ReadStats
+	// parallel decodes the columns of a batch concurrently (few files).
+	parallel bool
 
 	errMu sync.Mutex
 	err   error
@@ -245,7 +255,7 @@ func (r *reader) openFile(sp *Split, f *paimon.DataFileMeta) (format.DataFile, f
 func (r *reader) rowGroups(df format.DataFile) []int {
 	n := df.NumRowGroups()
 	r.stats.RowGroupsTotal.Add(int64(n))
-	if r.s.opts.Filter == nil {
+	if r.s.opts.Filter == nil || r.s.opts.NoPruning {
 		return nil
 	}
 	var keep []int
@@ -281,7 +291,7 @@ func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
 	if rgs != nil && len(rgs) == 0 {
 		return nil
 	}
-	rr, err := df.Read(r.ctx, format.ReadOptions{Fields: sp.scan(r.s).readCols, RowGroups: rgs, BatchSize: r.s.opts.BatchSize, Allocator: r.mem})
+	rr, err := df.Read(r.ctx, format.ReadOptions{Fields: sp.scan(r.s).readCols, RowGroups: rgs, BatchSize: r.s.opts.BatchSize, Parallel: r.parallel, Allocator: r.mem})
 	if err != nil {
 		return err
 	}

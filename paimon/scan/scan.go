@@ -45,6 +45,10 @@ type Options struct {
 	Concurrency int
 	// Limit stops reading once this many rows were produced (< 0 or 0: none).
 	Limit int64
+	// NoPruning disables every metadata-based skip (manifests, partitions,
+	// buckets, file and row-group statistics); the filter is still applied
+	// to rows. Tests use it to prove pruning never changes a result.
+	NoPruning bool
 }
 
 // OptionsFromMap fills time-travel options from Paimon option keys

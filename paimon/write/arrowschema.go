@@ -1,7 +1,7 @@
 package write
 
 import (
-	"fmt"
+	"context"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -110,7 +110,7 @@ func retype(mem memory.Allocator, arr arrow.Array, dt arrow.DataType, col string
 	case arrow.LIST, arrow.MAP, arrow.STRUCT:
 		return nil, invalidf("column %q: got Arrow type %s, want %s", col, arr.DataType(), dt)
 	}
-	ctx := compute.WithAllocator(contextBackground, mem)
+	ctx := compute.WithAllocator(context.Background(), mem)
 	out, err := compute.CastArray(ctx, arr, compute.SafeCastOptions(dt))
 	if err != nil {
 		return nil, invalidf("column %q: cannot convert Arrow type %s to %s: %v", col, arr.DataType(), dt, err)
@@ -203,5 +203,3 @@ func conformRecord(mem memory.Allocator, rec arrow.RecordBatch, fields []types.D
 	}
 	return cols, extraCol, nil
 }
-
-var _ = fmt.Sprintf

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/hamba/avro/v2"
-	"github.com/klauspost/compress/zstd"
 	"github.com/hamba/avro/v2/ocf"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
 )

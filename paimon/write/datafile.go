@@ -79,7 +79,13 @@ type dataFileWriter struct {
 
 	done    []dataFileMeta
 	written []string // paths of every file written (for abort)
+	pending []chan error
 }
+
+// uploads bounds concurrent data file uploads: a finished file is written
+// (and fsynced by the FileIO) in the background while the next one is
+// encoded; finish waits for all of them.
+var uploads = make(chan struct{}, 8)
 
 func (t *Table) newDataFileWriter(mem memory.Allocator, names *nameFactory, partition []byte, bucket int, level int32, source int32, nextSeq int64) (*dataFileWriter, error) {
 	dir, err := t.bucketDir(partition, bucket)
@@ -125,22 +131,46 @@ func (w *dataFileWriter) open() error {
 	return nil
 }
 
-// write appends rec (physical schema) to the current file, rolling first
-// when the file reached the target size.
+// write appends rec (physical schema), rolling to a new file whenever the
+// current one reaches target-file-size (measured on the Arrow size; a batch
+// is split at row boundaries to honour it).
 func (w *dataFileWriter) write(ctx context.Context, rec arrow.RecordBatch) error {
-	if rec.NumRows() == 0 {
+	n := rec.NumRows()
+	if n == 0 {
 		return nil
 	}
-	if w.fw != nil && w.memBytes >= w.t.opts.targetFileSize {
-		if err := w.closeFile(ctx); err != nil {
+	perRow := max(recordSize(rec)/n, 1)
+	for off := int64(0); off < n; {
+		if w.fw != nil && w.memBytes >= w.t.opts.targetFileSize {
+			if err := w.closeFile(ctx); err != nil {
+				return err
+			}
+		}
+		if w.fw == nil {
+			if err := w.open(); err != nil {
+				return err
+			}
+		}
+		room := max((w.t.opts.targetFileSize-w.memBytes)/perRow, 1)
+		end := min(n, off+room)
+		part := rec
+		if off > 0 || end < n {
+			part = rec.NewSlice(off, end)
+		}
+		err := w.writePart(part)
+		if part != rec {
+			part.Release()
+		}
+		if err != nil {
 			return err
 		}
+		w.memBytes += perRow * (end - off)
+		off = end
 	}
-	if w.fw == nil {
-		if err := w.open(); err != nil {
-			return err
-		}
-	}
+	return nil
+}
+
+func (w *dataFileWriter) writePart(rec arrow.RecordBatch) error {
 	if rg, _ := w.fw.RowGroupNumRows(); rg+int(rec.NumRows()) > rowGroupRows && rg > 0 {
 		w.fw.NewBufferedRowGroup()
 	}
@@ -165,7 +195,6 @@ func (w *dataFileWriter) write(ctx context.Context, rec arrow.RecordBatch) error
 		}
 	}
 	w.rows += rec.NumRows()
-	w.memBytes += recordSize(rec)
 	return nil
 }
 
@@ -187,10 +216,22 @@ func (w *dataFileWriter) closeFile(ctx context.Context) error {
 	w.fw = nil
 	p := w.dir + "/" + w.name
 	w.written = append(w.written, p)
-	if err := w.t.io.Overwrite(ctx, p, w.buf.Bytes()); err != nil {
-		return fmt.Errorf("write data file %s: %w", p, err)
+	data, err := javaFooter(w.buf.Bytes())
+	if err != nil {
+		return fmt.Errorf("parquet file %s: %w", w.name, err)
 	}
-	meta, err := w.fileMeta(int64(w.buf.Len()))
+	done := make(chan error, 1)
+	w.pending = append(w.pending, done)
+	uploads <- struct{}{}
+	go func() {
+		defer func() { <-uploads }()
+		if err := w.t.io.Overwrite(ctx, p, data); err != nil {
+			done <- fmt.Errorf("write data file %s: %w", p, err)
+			return
+		}
+		done <- nil
+	}()
+	meta, err := w.fileMeta(int64(len(data)))
 	if err != nil {
 		return fmt.Errorf("data file %s: %w", p, err)
 	}
@@ -252,12 +293,29 @@ func (w *dataFileWriter) fileMeta(size int64) (dataFileMeta, error) {
 	return m, err
 }
 
-// finish closes the current file and returns the metadata of all files.
+// finish closes the current file, waits for the uploads and returns the
+// metadata of all files.
 func (w *dataFileWriter) finish(ctx context.Context) ([]dataFileMeta, error) {
-	if err := w.closeFile(ctx); err != nil {
+	err := w.closeFile(ctx)
+	if werr := w.wait(); err == nil {
+		err = werr
+	}
+	if err != nil {
 		return nil, err
 	}
 	return w.done, nil
+}
+
+// wait waits for pending uploads and returns the first error.
+func (w *dataFileWriter) wait() error {
+	var first error
+	for _, ch := range w.pending {
+		if err := <-ch; err != nil && first == nil {
+			first = err
+		}
+	}
+	w.pending = nil
+	return first
 }
 
 // abort discards the current file and deletes every file written.
@@ -266,6 +324,7 @@ func (w *dataFileWriter) abort(ctx context.Context) {
 		_ = w.fw.Close()
 		w.fw = nil
 	}
+	_ = w.wait()
 	for _, p := range w.written {
 		_ = w.t.io.Delete(ctx, p)
 	}

@@ -78,7 +78,6 @@ func BuildDemoIO(ctx context.Context, io fileio.FileIO, mem memory.Allocator, sc
 	return nil
 }
 
-
 var demoWords = strings.Fields("the quick brown fox jumps over lazy dogs furiously carefully regular final express pending ironic special deposits requests accounts packages")
 
 func demoComment(rng *rand.Rand, max int) string {
@@ -181,7 +180,9 @@ func demoLineitem(ctx context.Context, io fileio.FileIO, mem memory.Allocator, r
 	return err
 }
 
-func field0(name string, t types.DataType) types.DataField { return types.DataField{Name: name, Type: t} }
+func field0(name string, t types.DataType) types.DataField {
+	return types.DataField{Name: name, Type: t}
+}
 
 func demoOrders(ctx context.Context, io fileio.FileIO, mem memory.Allocator, rows int64, report func(int64)) error {
 	fields := []types.DataField{

@@ -1,29 +1,25 @@
 package write
 
 import (
-	"bytes"
-	"encoding/binary"
 	"fmt"
-	"hash/crc32"
+	"math"
 	"sort"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"github.com/paimon-flightsql/paimon-flightsql/deletion"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 )
 
-// Deletion vector index files (paimon-format.md §7.2). The deletion package
-// had no encoder when the writer was built, so this is a private one.
+// Deletion vectors are kept as 32-bit roaring bitmaps while the writer
+// works (positions of one data file) and converted to the deletion
+// package's vectors to be encoded and decoded (paimon-format.md §7.2).
 
-const (
-	dvIndexType   = "DELETION_VECTORS"
-	dvMagic32     = 1581511376
-	dvMagic64     = 1681511377
-	dvFileVersion = 1
-)
+const dvIndexType = "DELETION_VECTORS"
 
 // encodeDVIndex encodes the deletion vectors of dvs (data file → deleted
-// positions) as one index file, entries ordered by data file name. It
+// positions) as one index file, entries ordered by data file name, in the
+// 64-bit format when bitmap64 (deletion-vectors.bitmap64) is set. It
 // returns the bytes and the DeletionVectorMeta ranges.
 func encodeDVIndex(dvs map[string]*roaring.Bitmap, bitmap64 bool) ([]byte, []*dvRange, error) {
 	names := make([]string, 0, len(dvs))
@@ -33,97 +29,62 @@ func encodeDVIndex(dvs map[string]*roaring.Bitmap, bitmap64 bool) ([]byte, []*dv
 		}
 	}
 	sort.Strings(names)
-	var buf bytes.Buffer
-	buf.WriteByte(dvFileVersion)
-	ranges := []*dvRange{}
+	vecs := make([]deletion.NamedVector, 0, len(names))
 	for _, n := range names {
-		bm := dvs[n].Clone()
-		bm.RunOptimize()
-		var body bytes.Buffer
+		var v deletion.Vector = deletion.NewBitmap32()
 		if bitmap64 {
-			var magic [4]byte
-			binary.LittleEndian.PutUint32(magic[:], dvMagic64)
-			body.Write(magic[:])
-			var hdr [12]byte
-			binary.LittleEndian.PutUint64(hdr[:8], 1) // one 32-bit bitmap: key 0
-			binary.LittleEndian.PutUint32(hdr[8:], 0)
-			body.Write(hdr[:])
-		} else {
-			var magic [4]byte
-			binary.BigEndian.PutUint32(magic[:], dvMagic32)
-			body.Write(magic[:])
+			v = deletion.NewBitmap64()
 		}
-		if _, err := bm.WriteTo(&body); err != nil {
-			return nil, nil, fmt.Errorf("serialize deletion vector of %s: %w", n, err)
+		it := dvs[n].Iterator()
+		for it.HasNext() {
+			if err := v.Add(int64(it.Next())); err != nil {
+				return nil, nil, fmt.Errorf("deletion vector of %s: %w", n, err)
+			}
 		}
-		off := buf.Len()
-		var w [4]byte
-		binary.BigEndian.PutUint32(w[:], uint32(body.Len()))
-		buf.Write(w[:])
-		buf.Write(body.Bytes())
-		binary.BigEndian.PutUint32(w[:], crc32.ChecksumIEEE(body.Bytes()))
-		buf.Write(w[:])
-		length := int32(body.Len())
-		if bitmap64 {
-			length += 8
-		}
-		card := int64(bm.GetCardinality())
-		ranges = append(ranges, &dvRange{DataFile: n, Offset: int32(off), Length: length, Cardinality: &card})
+		vecs = append(vecs, deletion.NamedVector{DataFile: n, Vector: v})
 	}
-	return buf.Bytes(), ranges, nil
+	data, rs, err := deletion.EncodeIndexFile(vecs)
+	if err != nil {
+		return nil, nil, err
+	}
+	ranges := make([]*dvRange, len(rs))
+	for i, r := range rs {
+		if r.Offset > math.MaxInt32 || r.Length > math.MaxInt32 {
+			return nil, nil, fmt.Errorf("deletion vector index too large (%d bytes)", len(data))
+		}
+		card := r.Cardinality
+		ranges[i] = &dvRange{DataFile: r.DataFile, Offset: int32(r.Offset), Length: int32(r.Length), Cardinality: &card}
+	}
+	return data, ranges, nil
 }
 
-// decodeDV reads one deletion vector at [off, off+length) of an index file.
-func decodeDV(data []byte, file string, off, length int32) (*roaring.Bitmap, error) {
-	bad := func(msg string) error {
-		return fmt.Errorf("%w: deletion vector index %s at offset %d: %s", paimon.ErrCorrupt, file, off, msg)
-	}
-	if off < 1 || int(off)+8 > len(data) {
-		return nil, bad("offset out of range")
-	}
-	size := int32(binary.BigEndian.Uint32(data[off:]))
-	magicBE := binary.BigEndian.Uint32(data[off+4:])
-	magicLE := binary.LittleEndian.Uint32(data[off+4:])
-	end := int(off) + 4 + int(size)
-	if size < 4 || end > len(data) {
-		return nil, bad("size out of range")
-	}
-	body := data[off+8 : end]
-	switch {
-	case magicBE == dvMagic32:
-		if size != length {
-			return nil, bad(fmt.Sprintf("length %d != size %d", length, size))
+// decodeDVIndex reads the vectors listed in ranges from index file data.
+func decodeDVIndex(file string, data []byte, ranges []*dvRange) (map[string]*roaring.Bitmap, error) {
+	rs := make([]deletion.Range, 0, len(ranges))
+	for _, r := range ranges {
+		if r == nil {
+			continue
 		}
+		card := int64(-1)
+		if r.Cardinality != nil {
+			card = *r.Cardinality
+		}
+		rs = append(rs, deletion.Range{DataFile: r.DataFile, Offset: int64(r.Offset), Length: int64(r.Length), Cardinality: card})
+	}
+	vecs, err := deletion.ReadIndexFile(file, data, rs)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", paimon.ErrCorrupt, err)
+	}
+	out := make(map[string]*roaring.Bitmap, len(vecs))
+	for name, v := range vecs {
 		bm := roaring.New()
-		if _, err := bm.ReadFrom(bytes.NewReader(body)); err != nil {
-			return nil, bad(err.Error())
-		}
-		return bm, nil
-	case magicLE == dvMagic64:
-		if size != length-8 {
-			return nil, bad(fmt.Sprintf("length %d != size %d + 8", length, size))
-		}
-		if len(body) < 8 {
-			return nil, bad("truncated 64-bit bitmap")
-		}
-		count := binary.LittleEndian.Uint64(body)
-		r := bytes.NewReader(body[8:])
-		out := roaring.New()
-		for i := uint64(0); i < count; i++ {
-			var key uint32
-			if err := binary.Read(r, binary.LittleEndian, &key); err != nil {
-				return nil, bad("truncated 64-bit bitmap")
+		for pos := range v.Positions() {
+			if pos < 0 || pos > math.MaxUint32 {
+				return nil, fmt.Errorf("deletion vector of %s in %s: position %d beyond 2^32 rows is not supported", name, file, pos)
 			}
-			bm := roaring.New()
-			if _, err := bm.ReadFrom(r); err != nil {
-				return nil, bad(err.Error())
-			}
-			if key != 0 && !bm.IsEmpty() {
-				return nil, bad("positions beyond 2^32 are not supported")
-			}
-			out.Or(bm)
+			bm.Add(uint32(pos))
 		}
-		return out, nil
+		out[name] = bm
 	}
-	return nil, bad("unknown magic number")
+	return out, nil
 }

@@ -377,7 +377,7 @@ func TestBucketTestVectors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if h := hashBytesByWords(row); h != c.hash {
+		if h := binrow.HashCode(row); h != c.hash {
 			t.Errorf("%v: hash %d, want %d", c.vals, h, c.hash)
 		}
 		if b := bucketOf(row, 100); b != c.want {

@@ -32,7 +32,9 @@ func newWarehouse(t *testing.T) fileio.FileIO {
 	return fastIO{io}
 }
 
-func field(name string, typ types.DataType) types.DataField { return types.DataField{Name: name, Type: typ} }
+func field(name string, typ types.DataType) types.DataField {
+	return types.DataField{Name: name, Type: typ}
+}
 
 // buildRecord builds a record of the table's columns from rows of Go values
 // (predicate convention); cols selects columns by name (nil = all).
@@ -187,3 +189,5 @@ func newWarehouseAt(t *testing.T, dir string) fileio.FileIO {
 func bigInt(v int64) *big.Int { return big.NewInt(v) }
 
 func mapValue(k, v []any) arrowrow.MapValue { return arrowrow.MapValue{Keys: k, Values: v} }
+
+func testutilFixture(t *testing.T, rel string) string { return testutil.Fixture(t, rel) }

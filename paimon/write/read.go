@@ -84,16 +84,13 @@ func (t *Table) loadDVs(ctx context.Context, idx []indexManifestEntry) (*dvIndex
 		if err != nil {
 			return nil, fmt.Errorf("read deletion vector index %s: %w", p, err)
 		}
-		for _, r := range *e.DVRanges {
-			if r == nil {
-				continue
-			}
-			bm, err := decodeDV(data, e.FileName, r.Offset, r.Length)
-			if err != nil {
-				return nil, err
-			}
-			out.dvs[r.DataFile] = bm
-			out.holder[r.DataFile] = e.FileName
+		vecs, err := decodeDVIndex(e.FileName, data, *e.DVRanges)
+		if err != nil {
+			return nil, err
+		}
+		for name, bm := range vecs {
+			out.dvs[name] = bm
+			out.holder[name] = e.FileName
 		}
 	}
 	return out, nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/partition"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
 )
 
@@ -58,6 +59,7 @@ type Table struct {
 	bucket     int
 	opts       tableOptions
 	commitUser string
+	partOpts   partition.Options
 	// beforeCommit, when set (tests), runs after a compaction is computed
 	// and before it is committed.
 	beforeCommit func()
@@ -270,8 +272,11 @@ func newTable(io fileio.FileIO, root, branch string, meta *paimon.Table, s *paim
 			return nil, err
 		}
 	}
+	if t.partOpts, err = partition.FromTableOptions(s.Options); err != nil {
+		return nil, fmt.Errorf("%w: table %s: %w", ErrInvalid, root, err)
+	}
 	if t.opts, err = parseOptions(s); err != nil {
-		return nil, fmt.Errorf("table %s: %w", root, err)
+		return nil, fmt.Errorf("%w: table %s: %w", ErrInvalid, root, err)
 	}
 	if ff := s.FileFormat(); ff != "parquet" {
 		return nil, fmt.Errorf("%w: table %s: file.format %q (the writer writes parquet only)", paimon.ErrUnsupported, root, ff)
@@ -319,19 +324,15 @@ func (t *Table) indexPath(name string) string    { return t.root + "/index/" + n
 
 // partitionDir renders the partition directory ("" for unpartitioned).
 func (t *Table) partitionDir(values []any) (string, error) {
-	var segs []string
+	fields := make([]types.DataField, len(t.partIdx))
 	for i, pi := range t.partIdx {
-		f := t.fields[pi]
-		s, ok, err := partitionValueString(f.Type, values[i], t.schema.PartitionLegacyName())
-		if err != nil {
-			return "", err
-		}
-		if !ok {
-			s = t.schema.PartitionDefaultName()
-		}
-		segs = append(segs, escapePathName(f.Name)+"="+escapePathName(s))
+		fields[i] = t.fields[pi]
 	}
-	return strings.Join(segs, "/"), nil
+	p, err := partition.Path(fields, values, t.partOpts)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(p, "/"), nil
 }
 
 func (t *Table) partitionTypes() []types.DataType {

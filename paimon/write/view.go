@@ -81,12 +81,12 @@ func (t *Table) visibleRows(ctx context.Context, mem memory.Allocator, s *paimon
 	readFields := append([]types.DataField{format.SequenceNumberField(), format.ValueKindField()}, t.fields...)
 	for _, k := range order {
 		type ref struct {
-			e     *manifestEntry
-			rec   int
-			row   int
-			pos   int64
-			seq   int64
-			kind  int8
+			e    *manifestEntry
+			rec  int
+			row  int
+			pos  int64
+			seq  int64
+			kind int8
 		}
 		var recs []arrow.RecordBatch
 		var refs []ref

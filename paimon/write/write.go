@@ -2,8 +2,8 @@ package write
 
 import (
 	"context"
-	"errors"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"

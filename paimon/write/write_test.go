@@ -56,14 +56,15 @@ func TestAppendRoundTrip(t *testing.T) {
 }
 
 func TestPrimaryKeyDVRoundTrip(t *testing.T) {
-	for _, dv := range []bool{true, false} {
-		t.Run(fmt.Sprintf("dv=%v", dv), func(t *testing.T) {
+	for _, mode := range []string{"dv", "dv64", "mor"} {
+		dv := mode != "mor"
+		t.Run(mode, func(t *testing.T) {
 			ctx := context.Background()
 			mem := checkedMem(t)
 			io := newWarehouse(t)
 			fields := []types.DataField{field("k", types.NewInt()), field("v", types.NewString())}
 			tbl, err := CreateTable(ctx, io, "default", "pk", TableSpec{Fields: fields, PrimaryKeys: []string{"k"},
-				Options: map[string]string{"bucket": "2", "deletion-vectors.enabled": fmt.Sprint(dv)}})
+				Options: map[string]string{"bucket": "2", "deletion-vectors.enabled": fmt.Sprint(dv), "deletion-vectors.bitmap64": fmt.Sprint(mode == "dv64")}})
 			if err != nil {
 				t.Fatal(err)
 			}

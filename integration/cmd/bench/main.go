@@ -1,0 +1,265 @@
+// Command bench measures paimon-flightsql against DuckDB and against the
+// Parquet library's own decode limit, on the same Parquet files, in one run:
+//
+//	cd integration && go run ./cmd/bench --warehouse /tmp/bench-wh [--scale 0.1] \
+//	    [--suite scan|filter|agg|dv|flight|plan|rss|all] [--json out.json] [--runs 5]
+//
+// It builds the benchmark tables with paimon/write on first use (and reuses
+// them afterwards), runs every case once to warm up and then --runs times,
+// and prints the median, the spread and the ratios against the baselines of
+// the same run (> 1 means paimon-flightsql is faster). See docs/benchmarks.md.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+type config struct {
+	warehouse string
+	scale     float64
+	suites    map[string]bool
+	jsonOut   string
+	runs      int
+	threads   int
+	profDir   string
+	out       io.Writer
+}
+
+// result is one measured case.
+type result struct {
+	Suite  string             `json:"suite"`
+	Case   string             `json:"case"`
+	Engine string             `json:"engine"`
+	Runs   []float64          `json:"runs_s"`
+	Median float64            `json:"median_s"`
+	Min    float64            `json:"min_s"`
+	Max    float64            `json:"max_s"`
+	Rows   int64              `json:"rows"`
+	Extra  map[string]float64 `json:"extra,omitempty"`
+	Note   string             `json:"note,omitempty"`
+}
+
+// ratio compares two results: Value = baseline median / ours median.
+type ratio struct {
+	Name     string  `json:"name"`
+	Ours     string  `json:"ours"`
+	Baseline string  `json:"baseline"`
+	Value    float64 `json:"value"`
+	Target   float64 `json:"target"`
+	Met      bool    `json:"met"`
+}
+
+type report struct {
+	Machine   map[string]string `json:"machine"`
+	Scale     float64           `json:"scale"`
+	Runs      int               `json:"runs"`
+	Started   time.Time         `json:"started"`
+	Results   []*result         `json:"results"`
+	Ratios    []ratio           `json:"ratios"`
+	Extras    map[string]any    `json:"extras,omitempty"`
+	Warehouse string            `json:"warehouse"`
+}
+
+var allSuites = []string{"scan", "filter", "agg", "dv", "plan", "flight", "rss"}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	wh := fs.String("warehouse", "", "warehouse `dir` for the benchmark tables (built on first use; keep it outside the repository)")
+	scale := fs.Float64("scale", 1, "data size: 1 → 10M lineitem rows, 2M primary-key rows, up to 100k files in the plan table")
+	suite := fs.String("suite", "all", "comma-separated suites: "+strings.Join(allSuites, ", ")+" or all")
+	jsonOut := fs.String("json", "", "also write the results as JSON to this `file`")
+	runs := fs.Int("runs", 5, "timed runs per case (after one warm-up)")
+	threads := fs.Int("threads", 2, "threads for every engine (DuckDB threads, scan concurrency)")
+	prof := fs.String("cpuprofile", "", "write a CPU profile of each of our cases into this `dir`")
+	child := fs.String("child", "", "internal: run a measurement in this child process")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *wh == "" {
+		fs.Usage()
+		return errors.New("--warehouse is required")
+	}
+	if *runs < 1 {
+		return errors.New("--runs must be at least 1")
+	}
+	if *child != "" {
+		return runChild(ctx, *child, *wh, *threads, out)
+	}
+	cfg := &config{warehouse: *wh, scale: *scale, suites: map[string]bool{}, jsonOut: *jsonOut, runs: *runs, threads: *threads, profDir: *prof, out: out}
+	for _, s := range strings.Split(*suite, ",") {
+		s = strings.TrimSpace(s)
+		switch {
+		case s == "all":
+			for _, a := range allSuites {
+				cfg.suites[a] = true
+			}
+		case slices.Contains(allSuites, s):
+			cfg.suites[s] = true
+		default:
+			return fmt.Errorf("unknown suite %q (want %s or all)", s, strings.Join(allSuites, ", "))
+		}
+	}
+	if cfg.profDir != "" {
+		if err := os.MkdirAll(cfg.profDir, 0o755); err != nil {
+			return err
+		}
+	}
+	b, err := newBench(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	for _, s := range allSuites {
+		if !cfg.suites[s] {
+			continue
+		}
+		fmt.Fprintf(out, "\n== suite %s ==\n", s)
+		if err := b.suite(ctx, s); err != nil {
+			return fmt.Errorf("suite %s: %w", s, err)
+		}
+	}
+	b.printSummary()
+	if cfg.jsonOut != "" {
+		data, _ := json.MarshalIndent(b.rep, "", "  ")
+		if err := os.WriteFile(cfg.jsonOut, data, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "\nJSON written to %s\n", cfg.jsonOut)
+	}
+	return nil
+}
+
+func machineInfo() map[string]string {
+	m := map[string]string{
+		"nproc":      fmt.Sprint(runtime.NumCPU()),
+		"gomaxprocs": fmt.Sprint(runtime.GOMAXPROCS(0)),
+		"go":         runtime.Version(),
+		"gogc":       os.Getenv("GOGC"),
+		"os":         runtime.GOOS + "/" + runtime.GOARCH,
+	}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "model name") {
+				m["cpu"] = strings.TrimSpace(l[strings.IndexByte(l, ':')+1:])
+				break
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		if l, _, ok := strings.Cut(string(b), "\n"); ok {
+			m["mem"] = strings.Join(strings.Fields(l)[1:], " ")
+		}
+	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		m["loadavg_at_start"] = strings.Join(strings.Fields(string(b))[:3], " ")
+	}
+	return m
+}
+
+// measure runs fn once to warm up, then runs times, and records the result.
+// Our own cases (engine "ours*") are CPU-profiled when --cpuprofile is set.
+func (b *bench) measure(suite, name, engine string, fn func() (int64, error)) (*result, error) {
+	r := &result{Suite: suite, Case: name, Engine: engine}
+	fmt.Fprintf(b.cfg.out, "%-8s %-26s %-14s ", suite, name, engine)
+	if _, err := fn(); err != nil {
+		fmt.Fprintln(b.cfg.out, "FAILED")
+		return nil, fmt.Errorf("%s/%s (%s): %w", suite, name, engine, err)
+	}
+	var prof *os.File
+	if b.cfg.profDir != "" && strings.HasPrefix(engine, "ours") {
+		var err error
+		prof, err = os.Create(filepath.Join(b.cfg.profDir, fmt.Sprintf("%s-%s-%s.pprof", suite, name, engine)))
+		if err != nil {
+			return nil, err
+		}
+		if err := pprof.StartCPUProfile(prof); err != nil {
+			prof.Close()
+			return nil, err
+		}
+	}
+	for i := 0; i < b.cfg.runs; i++ {
+		runtime.GC()
+		t0 := time.Now()
+		n, err := fn()
+		d := time.Since(t0).Seconds()
+		if err != nil {
+			if prof != nil {
+				pprof.StopCPUProfile()
+				prof.Close()
+			}
+			fmt.Fprintln(b.cfg.out, "FAILED")
+			return nil, fmt.Errorf("%s/%s (%s): %w", suite, name, engine, err)
+		}
+		r.Runs = append(r.Runs, d)
+		r.Rows = n
+	}
+	if prof != nil {
+		pprof.StopCPUProfile()
+		prof.Close()
+	}
+	s := slices.Clone(r.Runs)
+	slices.Sort(s)
+	r.Min, r.Max = s[0], s[len(s)-1]
+	if len(s)%2 == 1 {
+		r.Median = s[len(s)/2]
+	} else {
+		r.Median = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	fmt.Fprintf(b.cfg.out, "median %9.4fs  (%.4f–%.4f)  rows %d\n", r.Median, r.Min, r.Max, r.Rows)
+	b.rep.Results = append(b.rep.Results, r)
+	return r, nil
+}
+
+// compare records baseline/ours as a ratio with its target.
+func (b *bench) compare(name string, ours, base *result, target float64) {
+	if ours == nil || base == nil || ours.Median == 0 {
+		return
+	}
+	v := base.Median / ours.Median
+	rt := ratio{Name: name, Ours: ours.Case + "/" + ours.Engine, Baseline: base.Case + "/" + base.Engine, Value: v, Target: target, Met: v >= target}
+	b.rep.Ratios = append(b.rep.Ratios, rt)
+	fmt.Fprintf(b.cfg.out, "  ratio %-44s %6.2f×  (target ≥ %.2f: %s)\n", name, v, target, metStr(rt.Met))
+}
+
+func metStr(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "MISSED"
+}
+
+func (b *bench) printSummary() {
+	w := b.cfg.out
+	fmt.Fprintf(w, "\n== summary (scale %g, %d runs, GOMAXPROCS %d, load at start %s) ==\n", b.cfg.scale, b.cfg.runs, runtime.GOMAXPROCS(0), b.rep.Machine["loadavg_at_start"])
+	fmt.Fprintf(w, "%-8s %-26s %-14s %10s %21s %10s\n", "suite", "case", "engine", "median s", "min–max s", "rows")
+	for _, r := range b.rep.Results {
+		fmt.Fprintf(w, "%-8s %-26s %-14s %10.4f %10.4f–%-10.4f %10d\n", r.Suite, r.Case, r.Engine, r.Median, r.Min, r.Max, r.Rows)
+	}
+	fmt.Fprintf(w, "\n%-46s %8s %8s %s\n", "ratio (baseline ÷ ours; > 1 = we are faster)", "value", "target", "")
+	for _, r := range b.rep.Ratios {
+		fmt.Fprintf(w, "%-46s %7.2f× %7.2f  %s\n", r.Name, r.Value, r.Target, metStr(r.Met))
+	}
+}

@@ -1,5 +1,0 @@
-package write
-
-import "context"
-
-var contextBackground = context.Background()
