@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"path"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -11,6 +12,7 @@ import (
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/scan"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/write"
 )
 
 // DataTable is a Paimon table's data (optionally read-optimized: top LSM
@@ -150,3 +152,38 @@ func (d *dataScan) Read(ctx context.Context, mem memory.Allocator, splits []int)
 	}
 	return d.scan.ReadWithStats(ctx, mem, sel, &d.read)
 }
+
+// writeTable opens the table for writing (paimon/write), on its branch.
+func (t *DataTable) writeTable(ctx context.Context, what string) (*write.Table, error) {
+	if t.ro {
+		return nil, paimon.Errorf(ErrUnsupported, "%s on %s (a read-only view)", what, SQLName(t.id))
+	}
+	if path.Clean(t.cat.TablePath(t.id.Database, t.id.Table)) != write.TablePath(t.id.Database, t.id.Table) {
+		return nil, paimon.Errorf(ErrUnsupported, "%s on %s (catalog root is not the warehouse root)", what, SQLName(t.id))
+	}
+	return write.OpenTable(ctx, t.cat.io, t.id.Database, t.id.Table, t.id.Branch)
+}
+
+// Delete implements Deleter (DELETE FROM t WHERE filter) with paimon/write.
+func (t *DataTable) Delete(ctx context.Context, filter predicate.Predicate) (int64, error) {
+	wt, err := t.writeTable(ctx, "DELETE")
+	if err != nil {
+		return 0, err
+	}
+	return wt.Delete(ctx, filter)
+}
+
+// Compact implements Compactor (CALL sys.compact) with paimon/write.
+func (t *DataTable) Compact(ctx context.Context, full bool) error {
+	wt, err := t.writeTable(ctx, "sys.compact")
+	if err != nil {
+		return err
+	}
+	_, err = wt.Compact(ctx, write.CompactOptions{Full: full})
+	return err
+}
+
+var (
+	_ Deleter   = (*DataTable)(nil)
+	_ Compactor = (*DataTable)(nil)
+)

@@ -229,7 +229,7 @@ func (c *FS) openDataTable(ctx context.Context, db, table, branch string) (*Data
 			return nil, c.dbNotFound(ctx, db)
 		}
 		names, _ := c.DataTableNames(ctx, db)
-		return nil, paimon.Errorf(ErrNotFound, "table %s.%s does not exist%s", db, table, suggest(table, names))
+		return nil, paimon.Errorf(ErrNotFound, "table %s.%s does not exist%s", db, table, DidYouMean(table, names))
 	}
 	pt, err := paimon.OpenTable(ctx, c.io, p, branch)
 	if err != nil {
@@ -240,7 +240,7 @@ func (c *FS) openDataTable(ctx context.Context, db, table, branch string) (*Data
 
 func (c *FS) dbNotFound(ctx context.Context, db string) error {
 	dbs, _ := c.ListDatabases(ctx)
-	return paimon.Errorf(ErrNotFound, "database %s does not exist%s", db, suggest(db, dbs))
+	return paimon.Errorf(ErrNotFound, "database %s does not exist%s", db, DidYouMean(db, dbs))
 }
 
 // validName rejects names that could escape the warehouse.
@@ -249,45 +249,4 @@ func validName(kind, n string) error {
 		return paimon.Errorf(ErrInvalid, "invalid %s name %q", kind, n)
 	}
 	return nil
-}
-
-// suggest returns " (did you mean x?)" for the closest candidate within a
-// small edit distance, or "".
-func suggest(name string, candidates []string) string {
-	best, bestD := "", 1<<30
-	for _, c := range candidates {
-		d := EditDistance(strings.ToLower(name), strings.ToLower(c))
-		if d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if best == "" || bestD > max(2, len(name)/3) {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %s?)", best)
-}
-
-// Suggest is suggest for other packages: " (did you mean x?)" or "".
-func Suggest(name string, candidates []string) string { return suggest(name, candidates) }
-
-// EditDistance is the Levenshtein distance between a and b.
-func EditDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

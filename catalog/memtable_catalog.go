@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 )
 
 // MemCatalog is an in-memory Catalog of databases holding tables (usually
@@ -102,7 +104,7 @@ func (c *MemCatalog) unknownDB(db string) error {
 	for n := range c.dbs {
 		names = append(names, n)
 	}
-	return fmt.Errorf("database %s does not exist%s: %w", db, DidYouMean(db, names), ErrNotFound)
+	return paimon.Errorf(ErrNotFound, "database %s does not exist%s", db, DidYouMean(db, names))
 }
 
 // DidYouMean returns a suffix for a "not found" message suggesting the

@@ -276,7 +276,6 @@ func replaceRecord(t any, rec map[string]any) any {
 	return t
 }
 
-
 func TestManifestCorruption(t *testing.T) {
 	fixtures := avroManifestFixtures(t)
 	for _, f := range fixtures[:min(len(fixtures), 8)] {

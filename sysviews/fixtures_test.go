@@ -62,13 +62,13 @@ func TestFixtureSnapshots(t *testing.T) {
 			t.Errorf("row %d commit_time %v user %v, file %d %s", i, ct, res.get(t, i, "commit_user"), s.TimeMillis, s.CommitUser)
 		}
 	}
-	// This table has ORC manifests: $files fails with a clear error until
-	// ORC manifests are supported.
-	_, _, err = tryRead(t, getTable(t, w.cat, "testdb", "testtbl$files"), catalog.ScanRequest{})
-	if err == nil {
-		t.Log("ORC manifests are readable now: $files served")
-	} else if !strings.Contains(strings.ToLower(err.Error()), "orc") {
-		t.Errorf("$files on ORC manifests: unclear error %v", err)
+	// This table has ORC manifests: $files lists its 3 live data files.
+	files, _, err := tryRead(t, getTable(t, w.cat, "testdb", "testtbl$files"), catalog.ScanRequest{})
+	if err != nil {
+		t.Fatalf("$files on ORC manifests: %v", err)
+	}
+	if len(files.rows) != 3 {
+		t.Errorf("$files on ORC manifests: %d rows, want 3", len(files.rows))
 	}
 }
 

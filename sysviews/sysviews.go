@@ -119,7 +119,7 @@ func (p Provider) Global(ctx context.Context, cat *catalog.FS, name string) (cat
 	mk, ok := globalViews[n]
 	if !ok || (n == CatalogOptions && !catalogOptionsEnabled(cat.Options())) {
 		return nil, fmt.Errorf("%w: table %s.%s does not exist%s", catalog.ErrNotFound,
-			catalog.SysDatabase, name, catalog.Suggest(n, p.GlobalNames(cat)))
+			catalog.SysDatabase, name, catalog.DidYouMean(n, p.GlobalNames(cat)))
 	}
 	return mk(ctx, cat, catalog.Identifier{Database: catalog.SysDatabase, Table: n})
 }
