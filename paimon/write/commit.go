@@ -329,7 +329,7 @@ func (t *Table) checkConflicts(ctx context.Context, latest *paimon.Snapshot, req
 }
 
 func (t *Table) writeManifest(ctx context.Context, names *nameFactory, entries []manifestEntry, writeFile func(string, []byte) error) (manifestFileMeta, error) {
-	data, err := encodeOCF(manifestSchema, entries)
+	data, err := t.encodeManifest(entries)
 	if err != nil {
 		return manifestFileMeta{}, fmt.Errorf("encode manifest: %w", err)
 	}
@@ -344,7 +344,7 @@ func (t *Table) writeManifestList(names *nameFactory, metas []manifestFileMeta, 
 	if metas == nil {
 		metas = []manifestFileMeta{}
 	}
-	data, err := encodeOCF(manifestListSchema, metas)
+	data, err := t.encodeManifestList(metas)
 	if err != nil {
 		return "", 0, fmt.Errorf("encode manifest list: %w", err)
 	}
@@ -522,7 +522,7 @@ func (t *Table) writeIndexManifest(ctx context.Context, names *nameFactory, late
 		}
 	}
 	out = append(out, req.indexAdds...)
-	data, err := encodeOCF(indexManifestSchema, out)
+	data, err := t.encodeIndexManifest(out)
 	if err != nil {
 		return "", fmt.Errorf("encode index manifest: %w", err)
 	}

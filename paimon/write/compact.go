@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/apache/arrow-go/v18/arrow"
@@ -89,16 +90,38 @@ func (t *Table) Compact(ctx context.Context, opts CompactOptions) (int64, error)
 		}
 		return 0, err
 	}
-	for i, k := range order {
-		if err := ctx.Err(); err != nil {
-			return fail(err)
-		}
-		if err := t.compactBucket(ctx, mem, names, groups[k], dvs, opts.Full, req); err != nil {
-			return fail(err)
+	// Buckets compact in parallel, each into its own request; the requests
+	// are merged in bucket order into one commit.
+	reqs := make([]*commitRequest, len(order))
+	var progressMu sync.Mutex
+	var done int64
+	err = parallel(ctx, len(order), func(i int) error {
+		r := &commitRequest{}
+		reqs[i] = r
+		if err := t.compactBucket(ctx, mem, names, groups[order[i]], dvs, opts.Full, r); err != nil {
+			return err
 		}
 		if opts.Progress != nil {
-			opts.Progress(int64(i+1), int64(len(order)))
+			progressMu.Lock()
+			done++
+			opts.Progress(done, int64(len(order)))
+			progressMu.Unlock()
 		}
+		return nil
+	})
+	for _, r := range reqs {
+		if r == nil {
+			continue
+		}
+		req.entries = append(req.entries, r.entries...)
+		req.indexDeletes = append(req.indexDeletes, r.indexDeletes...)
+		req.indexAdds = append(req.indexAdds, r.indexAdds...)
+		req.requireLive = append(req.requireLive, r.requireLive...)
+		req.newFiles = append(req.newFiles, r.newFiles...)
+		req.indexChange = req.indexChange || r.indexChange
+	}
+	if err != nil {
+		return fail(err)
 	}
 	if len(req.entries) == 0 && !req.indexChange {
 		return 0, nil

@@ -151,34 +151,39 @@ func TestAvroSchemasMatchJava(t *testing.T) {
 	if len(checked) < 3 {
 		t.Fatalf("checked too few kinds of manifest files: %v", checked)
 	}
-	// Our writer produces exactly these schemas in its files.
-	tbl, mem := newPKTable(t, true)
-	_ = mem
-	s, err := tbl.latestSnapshot(context.Background())
+	// The files our writer produces embed exactly these schemas.
+	tbl, _ := newPKTable(t, true)
+	ctx := context.Background()
+	snap, err := tbl.latestSnapshot(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := tbl.io.ReadFile(context.Background(), tbl.manifestPath(s.DeltaManifestList))
-	if err != nil {
-		t.Fatal(err)
+	if snap.IndexManifest == nil {
+		t.Fatal("no index manifest written")
 	}
-	dec, err := ocf.NewDecoder(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
+	metas, err := readManifestList(ctx, tbl.io, tbl.root, snap.DeltaManifestList)
+	if err != nil || len(metas) == 0 {
+		t.Fatalf("delta manifests: %v %v", metas, err)
 	}
-	if got := string(dec.Metadata()["avro.codec"]); got != "zstandard" {
-		t.Errorf("our codec %q", got)
-	}
-	got, err := avro.ParseBytes(dec.Metadata()["avro.schema"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Fingerprint() != manifestListSchema.Fingerprint() {
-		t.Errorf("our manifest list schema differs: %s", got)
+	for _, c := range []struct {
+		name   string
+		schema avro.Schema
+	}{
+		{snap.BaseManifestList, manifestListSchema},
+		{snap.DeltaManifestList, manifestListSchema},
+		{metas[0].FileName, manifestSchema},
+		{*snap.IndexManifest, indexManifestSchema},
+	} {
+		p := filepath.Join(tbl.io.(fastIO).Root(), tbl.manifestPath(c.name))
+		got := writerSchemaOf(t, p)
+		if got.Fingerprint() != c.schema.Fingerprint() {
+			t.Errorf("our %s embeds schema\n%s\nwant\n%s", c.name, got, c.schema)
+		}
 	}
 }
 
-// newPKTable creates a small DV primary-key table with one committed write.
+// newPKTable creates a small DV primary-key table with two committed
+// writes (the second produces a deletion vector).
 func newPKTable(t *testing.T, dv bool) (*Table, arrow.RecordBatch) {
 	t.Helper()
 	ctx := context.Background()
@@ -189,14 +194,16 @@ func newPKTable(t *testing.T, dv bool) (*Table, arrow.RecordBatch) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := buildRecord(t, mem, tbl.fields, [][]any{{int64(1), "a"}, {int64(2), "b"}})
-	defer rec.Release()
-	w := tbl.NewWriter(mem)
-	if err := w.Write(ctx, rec); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Commit(ctx); err != nil {
-		t.Fatal(err)
+	for _, rows := range [][][]any{{{int64(1), "a"}, {int64(2), "b"}}, {{int64(1), "c"}}} {
+		rec := buildRecord(t, mem, tbl.fields, rows)
+		w := tbl.NewWriter(mem)
+		if err := w.Write(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+		rec.Release()
+		if _, err := w.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return tbl, nil
 }

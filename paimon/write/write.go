@@ -5,8 +5,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strconv"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -404,27 +406,42 @@ func (w *Writer) Commit(ctx context.Context) (int64, error) {
 		}
 		return 0, err
 	}
-	for _, k := range w.order {
-		var fw *dataFileWriter
+	// Flush buckets in parallel (sorting and encoding are per bucket).
+	writers := make([]*dataFileWriter, len(w.order))
+	results := make([][]dataFileMeta, len(w.order))
+	err := parallel(ctx, len(w.order), func(i int) error {
+		k := w.order[i]
+		fw := w.app[k]
 		if b := w.pk[k]; b != nil {
 			var err error
-			fw, err = w.t.newDataFileWriter(w.mem, w.names, b.partition, b.bucket, 0, sourceAppend, 0)
-			if err != nil {
-				return fail(err)
+			if fw, err = w.t.newDataFileWriter(w.mem, w.names, b.partition, b.bucket, 0, sourceAppend, 0); err != nil {
+				return err
 			}
+			writers[i] = fw
 			if err := w.flushPK(ctx, b, fw); err != nil {
-				fw.abort(ctx)
-				return fail(err)
+				return err
 			}
-		} else {
-			fw = w.app[k]
 		}
+		writers[i] = fw
 		metas, err := fw.finish(ctx)
-		files = append(files, fw.written...)
-		if err != nil {
-			return fail(err)
+		results[i] = metas
+		return err
+	})
+	for _, fw := range writers {
+		if fw != nil {
+			files = append(files, fw.written...)
 		}
-		for _, m := range metas {
+	}
+	if err != nil {
+		for _, fw := range writers {
+			if fw != nil {
+				fw.abort(ctx)
+			}
+		}
+		return fail(err)
+	}
+	for i, fw := range writers {
+		for _, m := range results[i] {
 			entries = append(entries, manifestEntry{Version: 2, Kind: kindAdd, Partition: fw.partition,
 				Bucket: int32(fw.bucket), TotalBuckets: int32(w.t.bucket), File: m})
 		}
@@ -454,6 +471,54 @@ func (w *Writer) Commit(ctx context.Context) (int64, error) {
 		}
 	}
 	return id, nil
+}
+
+// parallel runs fn(0..n-1) on up to GOMAXPROCS goroutines and returns the
+// first error (no new work starts after one).
+func parallel(ctx context.Context, n int, fn func(i int) error) error {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			if err := fn(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var (
+		mu    sync.Mutex
+		first error
+		next  int
+		wg    sync.WaitGroup
+	)
+	for g := 0; g < workers; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				if first != nil || next >= n || ctx.Err() != nil {
+					if first == nil && ctx.Err() != nil {
+						first = ctx.Err()
+					}
+					mu.Unlock()
+					return
+				}
+				i := next
+				next++
+				mu.Unlock()
+				if err := fn(i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return first
 }
 
 // Abort discards everything written; the table is unchanged.
