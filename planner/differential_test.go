@@ -1,6 +1,7 @@
 package planner
 
 import (
+	stdcmp "cmp"
 	"fmt"
 	"math/rand"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
 	"github.com/paimon-flightsql/paimon-flightsql/internal/testutil"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 )
 
 // The differential test runs random queries over a random MemTable and
@@ -118,7 +120,7 @@ func cmpTri(op string, c int) tri {
 	return triOf(c >= 0)
 }
 
-func cmpInt(a, b int64) int { return cmpOrdered(a, b) }
+func cmpInt(a, b int64) int { return stdcmp.Compare(a, b) }
 
 func genLeaf(r *rand.Rand) genPred {
 	ops := []string{"=", "<>", "<", "<=", ">", ">="}
@@ -138,7 +140,7 @@ func genLeaf(r *rand.Rand) genPred {
 			if x.b == nil {
 				return 2
 			}
-			return cmpTri(op, cmpFloat(*x.b, v))
+			return cmpTri(op, predicate.CompareFloat(*x.b, v))
 		}}
 	case 2:
 		v := diffStrings[r.Intn(len(diffStrings))]

@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 )
 
 // fastCompare evaluates `column op constant` over a whole batch with typed
@@ -57,7 +58,7 @@ func fastCompare(e expr, rec arrow.RecordBatch) (keep []bool, n int, ok bool) {
 		}
 		keep = make([]bool, a.Len())
 		for i, x := range a.Float64Values() {
-			if a.IsValid(i) && cmpResult(op, cmpFloat(x, v)) {
+			if a.IsValid(i) && cmpResult(op, predicate.CompareFloat(x, v)) {
 				keep[i] = true
 				n++
 			}

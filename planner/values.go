@@ -1,8 +1,8 @@
 package planner
 
 import (
+	stdcmp "cmp"
 	"fmt"
-	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -321,20 +321,20 @@ func compareValues(a, b any) (int, bool) {
 	case int64:
 		switch y := b.(type) {
 		case int64:
-			return cmpOrdered(x, y), true
+			return stdcmp.Compare(x, y), true
 		case float64:
-			return cmpFloat(float64(x), y), true
+			return predicate.CompareFloat(float64(x), y), true
 		case predicate.Decimal:
 			return predicate.Decimal{Unscaled: big.NewInt(x)}.Cmp(y), true
 		}
 	case float64:
 		switch y := b.(type) {
 		case float64:
-			return cmpFloat(x, y), true
+			return predicate.CompareFloat(x, y), true
 		case int64:
-			return cmpFloat(x, float64(y)), true
+			return predicate.CompareFloat(x, float64(y)), true
 		case predicate.Decimal:
-			return cmpFloat(x, decToFloat(y)), true
+			return predicate.CompareFloat(x, decToFloat(y)), true
 		}
 	case predicate.Decimal:
 		switch y := b.(type) {
@@ -343,7 +343,7 @@ func compareValues(a, b any) (int, bool) {
 		case int64:
 			return x.Cmp(predicate.Decimal{Unscaled: big.NewInt(y)}), true
 		case float64:
-			return cmpFloat(decToFloat(x), y), true
+			return predicate.CompareFloat(decToFloat(x), y), true
 		}
 	case string:
 		if y, ok := b.(string); ok {
@@ -365,34 +365,6 @@ func compareValues(a, b any) (int, bool) {
 		}
 	}
 	return 0, false
-}
-
-func cmpOrdered[T int64 | string](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// cmpFloat orders floats with NaN greater than everything (as Paimon does).
-func cmpFloat(a, b float64) int {
-	an, bn := math.IsNaN(a), math.IsNaN(b)
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	case bn:
-		return -1
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // parseDate parses YYYY-MM-DD (a time part is ignored) into epoch days.

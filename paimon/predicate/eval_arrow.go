@@ -288,7 +288,7 @@ func comparator(col arrow.Array, lit Literal) (rowCmp, error) {
 		case int64:
 			return func(i int) int { return cmpOrdered(get(i), l) }, nil
 		case float64:
-			return func(i int) int { return cmpFloat(float64(get(i)), l) }, nil
+			return func(i int) int { return CompareFloat(float64(get(i)), l) }, nil
 		case Decimal:
 			return func(i int) int { return Decimal{Unscaled: big.NewInt(get(i))}.Cmp(l) }, nil
 		}
@@ -306,7 +306,7 @@ func comparator(col arrow.Array, lit Literal) (rowCmp, error) {
 		default:
 			return nil, fmt.Errorf("literal %T for float column %s", lit, col.DataType())
 		}
-		return func(i int) int { return cmpFloat(get(i), f) }, nil
+		return func(i int) int { return CompareFloat(get(i), f) }, nil
 	}
 	switch a := col.(type) {
 	case *array.Int8:

@@ -282,19 +282,19 @@ func CompareLiterals(a, b Literal) (c int, ok bool) {
 		case int64:
 			return cmpOrdered(x, y), true
 		case float64:
-			return cmpFloat(float64(x), y), true
+			return CompareFloat(float64(x), y), true
 		case Decimal:
 			return Decimal{Unscaled: big.NewInt(x)}.Cmp(y), true
 		}
 	case float64:
 		switch y := b.(type) {
 		case float64:
-			return cmpFloat(x, y), true
+			return CompareFloat(x, y), true
 		case int64:
-			return cmpFloat(x, float64(y)), true
+			return CompareFloat(x, float64(y)), true
 		case Decimal:
 			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return cmpFloat(x, 0), true
+				return CompareFloat(x, 0), true
 			}
 			r := new(big.Rat)
 			r.SetFloat64(x)
@@ -350,9 +350,9 @@ func cmpOrdered[T int64 | int32 | uint64](a, b T) int {
 	return 0
 }
 
-// cmpFloat is Java's Double.compare without the -0.0/0.0 distinction:
+// CompareFloat is Java's Double.compare without the -0.0/0.0 distinction:
 // NaN is greater than everything and equal to itself.
-func cmpFloat(a, b float64) int {
+func CompareFloat(a, b float64) int {
 	an, bn := math.IsNaN(a), math.IsNaN(b)
 	switch {
 	case an && bn:
