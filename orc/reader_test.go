@@ -71,3 +71,48 @@ func TestStripeSkipping(t *testing.T) {
 		t.Fatalf("only %d manifest lists with stripes", tested)
 	}
 }
+
+// ReaderOptions.Stripes selects stripes and Position locates each record.
+func TestReaderStripesAndPosition(t *testing.T) {
+	mem := testutil.CheckedAllocator(t)
+	tested := 0
+	for _, p := range orcFiles(t) {
+		f, _ := openFixture(t, p)
+		if f.NumStripes() != 1 || f.StripeRows(0) < 2 {
+			continue
+		}
+		tested++
+		for _, bad := range [][]int{{1}, {-1}, {0, 0}} {
+			if _, err := f.NewRecordReader(context.Background(), mem, ReaderOptions{Stripes: bad}); err == nil {
+				t.Fatalf("%s: stripes %v accepted", p, bad)
+			}
+		}
+		rr, err := f.NewRecordReader(context.Background(), mem, ReaderOptions{Stripes: []int{0}, BatchSize: 1, Columns: []int{0}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var row int64
+		for rr.Next() {
+			if s, r := rr.Position(); s != 0 || r != row {
+				t.Fatalf("%s: position (%d, %d), want (0, %d)", p, s, r, row)
+			}
+			row += rr.RecordBatch().NumRows()
+		}
+		if rr.Err() != nil || row != f.NumRows() {
+			t.Fatalf("%s: %d rows: %v", p, row, rr.Err())
+		}
+		rr.Release()
+		// An empty selection reads nothing.
+		rr, err = f.NewRecordReader(context.Background(), mem, ReaderOptions{Stripes: []int{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rr.Next() {
+			t.Fatalf("%s: empty stripe selection read a record", p)
+		}
+		rr.Release()
+	}
+	if tested == 0 {
+		t.Fatal("no fixture file with 2+ rows")
+	}
+}

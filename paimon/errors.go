@@ -10,6 +10,6 @@ var (
 	// ErrCorrupt: a metadata file is corrupt or truncated; wrapped with the file name.
 	ErrCorrupt = errors.New("paimon: corrupt metadata")
 	// ErrUnsupported: a valid Paimon feature this implementation cannot handle
-	// (e.g. ORC manifests, an unknown manifest _VERSION).
+	// (e.g. an unknown manifest _VERSION or codec).
 	ErrUnsupported = errors.New("paimon: unsupported")
 )

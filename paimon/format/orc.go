@@ -27,6 +27,7 @@ type ORCFile struct {
 	fileFields  []types.DataField
 	byID        map[int]types.DataField
 	topByName   map[string]int // top-level ORC column name → index
+	topByLower  map[string]int // lower-cased names, when unambiguous
 	stripeStart []int64        // file row position of each stripe's first row
 }
 
@@ -47,10 +48,20 @@ func OpenORC(r io.ReaderAt, size int64, name string, fileFields []types.DataFiel
 			of.byID[fd.ID] = fd
 		}
 	}
+	of.topByLower = map[string]int{}
+	ambiguous := map[string]bool{}
 	for i, c := range f.Schema().Root.Children {
 		if _, dup := of.topByName[c.Name]; !dup {
 			of.topByName[c.Name] = i
 		}
+		l := strings.ToLower(c.Name)
+		if _, dup := of.topByLower[l]; dup {
+			ambiguous[l] = true
+		}
+		of.topByLower[l] = i
+	}
+	for l := range ambiguous {
+		delete(of.topByLower, l)
 	}
 	var pos int64
 	of.stripeStart = make([]int64, f.NumStripes())
@@ -92,6 +103,11 @@ func (f *ORCFile) resolve(fd types.DataField) (column, error) {
 	c := column{field: fd, top: -1, fileType: fd.Type}
 	byName := func(n string) bool {
 		if i, ok := f.topByName[n]; ok {
+			c.top = i
+			return true
+		}
+		// Hive-style writers may lower-case column names.
+		if i, ok := f.topByLower[strings.ToLower(n)]; ok {
 			c.top = i
 			return true
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/paimon-flightsql/paimon-flightsql/internal/orctest"
 	"github.com/paimon-flightsql/paimon-flightsql/internal/testutil"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
@@ -160,6 +161,15 @@ func allTypesRecord(mem memory.Allocator, rows int) arrow.RecordBatch {
 	return b.NewRecordBatch()
 }
 
+func mustORC(t testing.TB, fields []types.DataField, rec arrow.RecordBatch, o orctest.Options) []byte {
+	t.Helper()
+	b, err := orctest.Write(fields, rec, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func openORC(t *testing.T, data []byte, name string, fields []types.DataField) DataFile {
 	t.Helper()
 	df, err := Open(bytes.NewReader(data), int64(len(data)), name, fields)
@@ -220,30 +230,30 @@ func TestORCAllTypesRoundTrip(t *testing.T) {
 	for i := range all {
 		all[i] = i
 	}
-	for _, o := range []orcWriteOptions{{stripeRows: 300}, {stripeRows: 300, rleV2: true}, {stripeRows: 1000, rleV2: true, zstd: true}, {stripeRows: 128, zstd: true}} {
-		t.Run(fmt.Sprintf("v2=%v,zstd=%v,stripe=%d", o.rleV2, o.zstd, o.stripeRows), func(t *testing.T) {
-			data := writeORC(t, allTypesFields, rec, o)
+	for _, o := range []orctest.Options{{StripeRows: 300}, {StripeRows: 300, RLEv2: true}, {StripeRows: 1000, RLEv2: true, Zstd: true}, {StripeRows: 128, Zstd: true}} {
+		t.Run(fmt.Sprintf("v2=%v,zstd=%v,stripe=%d", o.RLEv2, o.Zstd, o.StripeRows), func(t *testing.T) {
+			data := mustORC(t, allTypesFields, rec, o)
 			df := openORC(t, data, "all.orc", allTypesFields)
-			stripes := (1000 + o.stripeRows - 1) / o.stripeRows
-			if df.NumRows() != 1000 || df.NumRowGroups() != stripes || df.RowGroupNumRows(0) != int64(min(o.stripeRows, 1000)) {
+			stripes := (1000 + o.StripeRows - 1) / o.StripeRows
+			if df.NumRows() != 1000 || df.NumRowGroups() != stripes || df.RowGroupNumRows(0) != int64(min(o.StripeRows, 1000)) {
 				t.Fatalf("rows %d stripes %d", df.NumRows(), df.NumRowGroups())
 			}
 			n, firsts := checkAgainst(t, df, ReadOptions{Fields: allTypesFields, BatchSize: 100, Allocator: mem}, rec, all)
 			if n != 1000 {
 				t.Fatalf("%d rows", n)
 			}
-			if o.stripeRows == 300 && fmt.Sprint(firsts) != "[0 100 200 300 400 500 600 700 800 900]" {
+			if o.StripeRows == 300 && fmt.Sprint(firsts) != "[0 100 200 300 400 500 600 700 800 900]" {
 				t.Fatalf("first rows %v", firsts)
 			}
 			// Projection in another order, a subset of the stripes.
 			if stripes >= 3 {
-				proj := []int{22, 3, 27, 18}
+				proj := []int{22, 3, 24, 23, 18}
 				fields := make([]types.DataField, len(proj))
 				for i, c := range proj {
 					fields[i] = allTypesFields[c]
 				}
 				n, firsts := checkAgainst(t, df, ReadOptions{Fields: fields, RowGroups: []int{0, 2}, BatchSize: 250, Allocator: mem}, rec, proj)
-				s := int64(o.stripeRows)
+				s := int64(o.StripeRows)
 				if n != 2*s || firsts[0] != 0 || firsts[len(firsts)-1] < 2*s {
 					t.Fatalf("%d rows, first rows %v", n, firsts)
 				}
@@ -272,7 +282,7 @@ func TestORCSchemaEvolutionAndStats(t *testing.T) {
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	data := writeORC(t, oldFields, rec, orcWriteOptions{stripeRows: 4, rleV2: true})
+	data := mustORC(t, oldFields, rec, orctest.Options{StripeRows: 4, RLEv2: true})
 	df := openORC(t, data, "old.orc", oldFields)
 	rows, recs := readAll(t, df, ReadOptions{Fields: curFields, RowGroups: []int{0, 2}, BatchSize: 3, Allocator: mem})
 	want := []string{
@@ -348,7 +358,7 @@ func TestORCStatsMatchData(t *testing.T) {
 	mem := testutil.CheckedAllocator(t)
 	rec := allTypesRecord(mem, 500)
 	defer rec.Release()
-	data := writeORC(t, allTypesFields, rec, orcWriteOptions{stripeRows: 200, rleV2: true})
+	data := mustORC(t, allTypesFields, rec, orctest.Options{StripeRows: 200, RLEv2: true})
 	df := openORC(t, data, "all.orc", allTypesFields)
 	for s := 0; s < df.NumRowGroups(); s++ {
 		st := df.RowGroupStats(s, allTypesFields)
@@ -435,7 +445,7 @@ func TestORCSystemColumnsAndThinMode(t *testing.T) {
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	data := writeORC(t, phys, rec, orcWriteOptions{})
+	data := mustORC(t, phys, rec, orctest.Options{})
 	df := openORC(t, data, "pk.orc", table)
 	want := []types.DataField{ValueKindField(), KeyField(table[0]), SequenceNumberField()}
 	rows, _ := readAll(t, df, ReadOptions{Fields: want, Allocator: mem})
@@ -449,7 +459,7 @@ func TestORCSystemColumnsAndThinMode(t *testing.T) {
 	thin := phys[1:]
 	rec2 := array.NewRecordBatch(ArrowSchema(thin), rec.Columns()[1:], rec.NumRows())
 	defer rec2.Release()
-	data = writeORC(t, thin, rec2, orcWriteOptions{rleV2: true})
+	data = mustORC(t, thin, rec2, orctest.Options{RLEv2: true})
 	df = openORC(t, data, "thin.orc", table)
 	rows, _ = readAll(t, df, ReadOptions{Fields: want, Allocator: mem})
 	if rows[4] != "_VALUE_KIND=0, _KEY_id=4, _SEQUENCE_NUMBER=104" {
@@ -466,7 +476,7 @@ func TestORCConcurrentAbandonedAndCorrupt(t *testing.T) {
 	mem := testutil.CheckedAllocator(t)
 	rec := allTypesRecord(mem, 600)
 	defer rec.Release()
-	data := writeORC(t, allTypesFields, rec, orcWriteOptions{stripeRows: 200, rleV2: true, zstd: true})
+	data := mustORC(t, allTypesFields, rec, orctest.Options{StripeRows: 200, RLEv2: true, Zstd: true})
 	df := openORC(t, data, "c.orc", allTypesFields)
 	all := make([]int, len(allTypesFields))
 	for i := range all {
@@ -524,7 +534,7 @@ func TestORCConcurrentAbandonedAndCorrupt(t *testing.T) {
 			t.Fatalf("truncated to %d: %v", n, err)
 		}
 	}
-	plain := writeORC(t, allTypesFields, rec, orcWriteOptions{stripeRows: 200})
+	plain := mustORC(t, allTypesFields, rec, orctest.Options{StripeRows: 200})
 	failures := 0
 	for pos := 3; pos < len(plain); pos += max(1, len(plain)/400) {
 		bad := bytes.Clone(plain)
@@ -548,5 +558,26 @@ func TestORCConcurrentAbandonedAndCorrupt(t *testing.T) {
 	}
 	if failures == 0 {
 		t.Fatal("no corruption detected at all")
+	}
+}
+
+// Column names are matched exactly first, then case-insensitively (writers
+// that lower-case names); an ambiguous lower-cased name is not guessed.
+func TestORCColumnNameCase(t *testing.T) {
+	mem := testutil.CheckedAllocator(t)
+	phys := []types.DataField{{ID: 0, Name: "userid", Type: types.NewInt()}, {ID: 1, Name: "Name", Type: types.NewString()}, {ID: 2, Name: "name", Type: types.NewString()}}
+	b := array.NewRecordBuilder(mem, ArrowSchema(phys))
+	defer b.Release()
+	b.Field(0).(*array.Int32Builder).Append(7)
+	b.Field(1).(*array.StringBuilder).Append("upper")
+	b.Field(2).(*array.StringBuilder).Append("lower")
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	data := mustORC(t, phys, rec, orctest.Options{})
+	table := []types.DataField{{ID: 0, Name: "userId", Type: types.NewInt()}, {ID: 1, Name: "Name", Type: types.NewString()}, {ID: 2, Name: "NAME", Type: types.NewString()}}
+	df := openORC(t, data, "case.orc", table)
+	rows, _ := readAll(t, df, ReadOptions{Fields: table, Allocator: mem})
+	if len(rows) != 1 || rows[0] != "userId=7, Name=upper, NAME=null" {
+		t.Fatalf("rows %v", rows)
 	}
 }

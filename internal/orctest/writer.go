@@ -1,4 +1,6 @@
-package format
+// Package orctest is a minimal ORC writer for tests and benchmarks only
+// (writing ORC is out of scope for the product).
+package orctest
 
 // A minimal ORC writer for tests and benchmarks (writing ORC is out of scope
 // for the product): it turns an Arrow record read with ArrowType(fields) into
@@ -12,9 +14,9 @@ package format
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/big"
-	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -27,10 +29,14 @@ import (
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
 )
 
-type orcWriteOptions struct {
-	stripeRows int
-	rleV2      bool
-	zstd       bool
+// Options configure Write.
+type Options struct {
+	// StripeRows is the number of rows per stripe (all rows when 0).
+	StripeRows int
+	// RLEv2 writes integer streams with RLE v2 (DIRECT_V2), else RLE v1.
+	RLEv2 bool
+	// Zstd compresses the file with zstd.
+	Zstd bool
 }
 
 // ORC type kinds and stream kinds (orc_proto.proto).
@@ -210,7 +216,7 @@ type orcStream struct {
 
 // orcEncoder writes the streams of one stripe.
 type orcEncoder struct {
-	opts    orcWriteOptions
+	opts    Options
 	streams []orcStream
 	stats   []orcColStats
 }
@@ -245,7 +251,7 @@ func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
 // intRLE encodes integers with RLE v1 literal runs or RLE v2 DIRECT runs.
 func (e *orcEncoder) intRLE(vals []int64, signed bool) []byte {
 	var out []byte
-	if !e.opts.rleV2 {
+	if !e.opts.RLEv2 {
 		for len(vals) > 0 {
 			n := min(len(vals), 128)
 			out = append(out, byte(256-n))
@@ -303,7 +309,7 @@ func (e *orcEncoder) intRLE(vals []int64, signed bool) []byte {
 }
 
 func (e *orcEncoder) intEncoding() uint64 {
-	if e.opts.rleV2 {
+	if e.opts.RLEv2 {
 		return 2 // DIRECT_V2
 	}
 	return 0
@@ -547,18 +553,23 @@ func takeRows(a arrow.Array, keep []bool) arrow.Array {
 	return out
 }
 
-// writeORC encodes rec (columns typed ArrowType(fields[i].Type)) as an ORC file.
-func writeORC(t testing.TB, fields []types.DataField, rec arrow.RecordBatch, opts orcWriteOptions) []byte {
-	t.Helper()
+// Write encodes rec (columns typed format.ArrowType(fields[i].Type), in
+// field order) as an ORC file. Timestamps before 1970 are not supported.
+func Write(fields []types.DataField, rec arrow.RecordBatch, opts Options) (out []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("orctest: %v", p)
+		}
+	}()
 	nodes := orcTree(fields)
-	if opts.stripeRows <= 0 {
-		opts.stripeRows = int(rec.NumRows())
+	if opts.StripeRows <= 0 {
+		opts.StripeRows = int(rec.NumRows())
 	}
 	var enc *zstd.Encoder
-	if opts.zstd {
+	if opts.Zstd {
 		var err error
 		if enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest)); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		defer enc.Close()
 	}
@@ -584,11 +595,11 @@ func writeORC(t testing.TB, fields []types.DataField, rec arrow.RecordBatch, opt
 	file := []byte("ORC")
 	fileStats := make([]orcColStats, len(nodes))
 	var stripeInfos, stripeStats [][]byte
-	for start := int64(0); start < rec.NumRows() || start == 0; start += int64(opts.stripeRows) {
+	for start := int64(0); start < rec.NumRows() || start == 0; start += int64(opts.StripeRows) {
 		if rec.NumRows() == 0 {
 			break
 		}
-		end := min(start+int64(opts.stripeRows), rec.NumRows())
+		end := min(start+int64(opts.StripeRows), rec.NumRows())
 		e := &orcEncoder{opts: opts, stats: make([]orcColStats, len(nodes))}
 		e.stats[0].values = end - start
 		for k, c := range nodes[0].children {
@@ -712,7 +723,7 @@ func writeORC(t testing.TB, fields []types.DataField, rec arrow.RecordBatch, opt
 	ps = protowire.AppendString(ps, "ORC")
 	file = append(file, ps...)
 	file = append(file, byte(len(ps)))
-	return file
+	return file, nil
 }
 
 func merge(dst, src *orcColStats, n *orcNode) {
@@ -740,3 +751,13 @@ func merge(dst, src *orcColStats, n *orcNode) {
 	}
 	_ = n
 }
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
