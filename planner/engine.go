@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -78,6 +79,7 @@ type Statement struct {
 	db string
 	// EXPLAIN
 	explain []string
+	analyze bool // EXPLAIN ANALYZE: execute, then explain with read counters
 	// DELETE / CALL
 	table     catalog.Table
 	tableName string
@@ -147,7 +149,7 @@ func (e *Engine) Prepare(ctx context.Context, sql string, sess Session) (*Statem
 		if err != nil {
 			return nil, err
 		}
-		st.kind, st.explain = kindExplain, lines
+		st.kind, st.explain, st.analyze = kindExplain, lines, norm.analyze
 		st.schema = arrow.NewSchema([]arrow.Field{{Name: "plan", Type: arrow.BinaryTypes.String}}, nil)
 		st.params = nil
 	}
@@ -396,6 +398,9 @@ func (s *Statement) Execute(ctx context.Context, mem memory.Allocator, params []
 	env := &execEnv{mem: mem, params: params, batchSize: s.e.opts.BatchSize}
 	switch s.kind {
 	case kindExplain:
+		if s.analyze {
+			return s.explainAnalyze(ctx, mem)
+		}
 		return stringsReader(mem, s.schema, [][]string{s.explain})
 	case kindShowDatabases:
 		dbs, err := s.e.cat.ListDatabases(ctx)
@@ -616,4 +621,35 @@ func (c *concatOp) close() {
 		p.close()
 	}
 	c.parts = nil
+}
+
+// explainAnalyze runs the query (every partition, rows discarded) and then
+// renders the plan with the counters only a read fills in (row groups
+// read and skipped), plus the rows returned and the time taken.
+func (s *Statement) explainAnalyze(ctx context.Context, mem memory.Allocator) (array.RecordReader, error) {
+	q := *s
+	q.kind, q.analyze = kindQuery, false
+	start := time.Now()
+	var rows int64
+	for part := 0; part < q.NumPartitions(); part++ {
+		rd, err := q.Execute(ctx, mem, nil, part)
+		if err != nil {
+			return nil, err
+		}
+		for rd.Next() {
+			rows += rd.RecordBatch().NumRows()
+		}
+		err = rd.Err()
+		rd.Release()
+		if err != nil {
+			return nil, err
+		}
+	}
+	elapsed := time.Since(start)
+	lines, err := q.explainLines()
+	if err != nil {
+		return nil, err
+	}
+	lines = append(lines, fmt.Sprintf("executed: %d rows in %s", rows, elapsed.Round(time.Microsecond)))
+	return stringsReader(mem, s.schema, [][]string{lines})
 }

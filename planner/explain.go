@@ -123,6 +123,10 @@ func (s *Statement) explainLines() ([]string, error) {
 	} else if n > 0 {
 		rows = fmt.Sprintf("<= %d", n)
 	}
+	rowGroups := fmt.Sprintf("row groups: %d total, %d skipped", st.RowGroupsTotal, st.RowGroupsSkipped)
+	if st.RowGroupsTotal == 0 && q.scan.NumSplits() > 0 {
+		rowGroups = "row groups: checked against file statistics when read (EXPLAIN ANALYZE counts them)"
+	}
 	lines = append(lines,
 		ind+"pushed filter: "+filter,
 		ind+"filter exact: "+fmt.Sprint(q.scan.FilterExact()),
@@ -132,7 +136,7 @@ func (s *Statement) explainLines() ([]string, error) {
 		ind+fmt.Sprintf("manifests: %d total, %d pruned", st.ManifestsTotal, st.ManifestsPruned),
 		ind+fmt.Sprintf("data files: %d total, %d pruned by partition, %d by bucket, %d by stats",
 			st.FilesTotal, st.FilesPrunedPartition, st.FilesPrunedBucket, st.FilesPrunedStats),
-		ind+fmt.Sprintf("row groups: %d total, %d skipped", st.RowGroupsTotal, st.RowGroupsSkipped),
+		ind+rowGroups,
 		ind+fmt.Sprintf("deletion vectors: %d, merged buckets: %d", st.DeletionVectors, st.MergedBuckets),
 		ind+"splits: "+fmt.Sprint(q.scan.NumSplits()),
 		ind+"rows: "+rows,

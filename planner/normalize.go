@@ -155,6 +155,7 @@ func prevIsName(toks []token) bool {
 type normalized struct {
 	sql     string            // for sqlparser
 	explain bool              // EXPLAIN prefix
+	analyze bool              // EXPLAIN ANALYZE: run the query, then report
 	options map[string]string // from /*+ OPTIONS(...) */ hints
 	hintTab string            // table the hint followed (for messages)
 	call    *callStmt         // CALL statements are parsed here
@@ -196,6 +197,13 @@ func normalize(sql string) (*normalized, error) {
 		sig = sig[1:]
 		for len(sig) > 0 && sig[0].kind == tSpace {
 			sig = sig[1:]
+		}
+		if len(sig) > 0 && sig[0].kind == tIdent && strings.EqualFold(sig[0].text, "ANALYZE") {
+			out.analyze = true
+			sig = sig[1:]
+			for len(sig) > 0 && sig[0].kind == tSpace {
+				sig = sig[1:]
+			}
 		}
 		if len(sig) == 0 {
 			return nil, paimon.Errorf(catalog.ErrInvalid, "EXPLAIN needs a statement")
