@@ -194,7 +194,7 @@ func TestArrowGoClient(t *testing.T) {
 		}{
 			{"SELECT * FROM ordrs", codes.NotFound},
 			{"SELECT * FROM orders$nope", codes.NotFound},
-			{"SELECT nope FROM orders", codes.NotFound}, // unknown column: wraps catalog.ErrNotFound
+			{"SELECT nope FROM orders", codes.InvalidArgument}, // unknown column: bad SQL
 			{"SELEC 1", codes.InvalidArgument},
 			{"SELECT * FROM orders /*+ OPTIONS('scan.snapshot-id'='99') */", codes.NotFound},
 			{"SELECT * FROM orders$branch_nope", codes.NotFound},

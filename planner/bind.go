@@ -53,10 +53,10 @@ func unsupportedf(format string, a ...any) error {
 func (b *binder) column(c *sqlparser.ColName) (expr, error) {
 	name := c.Name.String()
 	if q := c.Qualifier.Name.String(); q != "" && !strings.EqualFold(q, b.alias) && !strings.EqualFold(q, b.table) {
-		return nil, paimon.Errorf(catalog.ErrNotFound, "unknown table qualifier %q in %s (the query reads %s)", q, sqlparser.String(c), b.table)
+		return nil, paimon.Errorf(catalog.ErrInvalid, "unknown table qualifier %q in %s (the query reads %s)", q, sqlparser.String(c), b.table)
 	}
 	if b.schema == nil {
-		return nil, paimon.Errorf(catalog.ErrNotFound, "unknown column %q: the query has no FROM clause", name)
+		return nil, paimon.Errorf(catalog.ErrInvalid, "unknown column %q: the query has no FROM clause", name)
 	}
 	idx := -1
 	for i, f := range b.schema.Fields() {
@@ -78,7 +78,7 @@ func (b *binder) column(c *sqlparser.ColName) (expr, error) {
 		for i, f := range b.schema.Fields() {
 			names[i] = f.Name
 		}
-		return nil, paimon.Errorf(catalog.ErrNotFound, "column %q does not exist in %s%s", name, b.table, catalog.DidYouMean(name, names))
+		return nil, paimon.Errorf(catalog.ErrInvalid, "column %q does not exist in %s%s", name, b.table, catalog.DidYouMean(name, names))
 	}
 	if b.post && !b.inAgg {
 		return nil, invalidf("column %s must appear in the GROUP BY clause or be used in an aggregate function", name)

@@ -106,9 +106,9 @@ func TestErrors(t *testing.T) {
 	}{
 		{"SELECT * FROM ordres", `table "ordres" does not exist in database "default" (did you mean "orders"?)`, catalog.ErrNotFound},
 		{"SELECT * FROM defualt.orders", `database "defualt" does not exist (did you mean "default"?)`, catalog.ErrNotFound},
-		{"SELECT nme FROM orders", `column "nme" does not exist in default.orders (did you mean "name"?)`, catalog.ErrNotFound},
-		{"SELECT zzzzzz FROM orders", `column "zzzzzz" does not exist in default.orders`, catalog.ErrNotFound},
-		{"SELECT x.id FROM orders", `unknown table qualifier "x"`, catalog.ErrNotFound},
+		{"SELECT nme FROM orders", `column "nme" does not exist in default.orders (did you mean "name"?)`, catalog.ErrInvalid},
+		{"SELECT zzzzzz FROM orders", `column "zzzzzz" does not exist in default.orders`, catalog.ErrInvalid},
+		{"SELECT x.id FROM orders", `unknown table qualifier "x"`, catalog.ErrInvalid},
 		{"SELEC 1", "cannot parse SQL", catalog.ErrInvalid},
 		{"SELECT * FROM orders a JOIN orders b ON a.id = b.id", "JOIN is not supported", catalog.ErrUnsupported},
 		{"SELECT * FROM orders UNION SELECT * FROM orders", "UNION is not supported", catalog.ErrUnsupported},

@@ -156,11 +156,11 @@ func New(ctx context.Context, t *paimon.Table, opts Options) (*Scan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.snapshot != nil && (opts.SnapshotID != 0 || opts.TagName != "" || opts.TimestampMillis != 0) {
-		s.schema, err = t.Schema(ctx, s.snapshot.SchemaID)
-	} else {
-		s.schema, err = t.LatestSchema(ctx)
-	}
+	// Every read uses the table's latest schema, time travel included: SQL
+	// clients see one stable schema per table (the one GetTables and the
+	// planner report), columns added after the snapshot read as NULL and
+	// renamed ones are matched by field id.
+	s.schema, err = t.LatestSchema(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -418,12 +418,13 @@ func (w *warehouse) pkTable(ctx context.Context, name string, dv bool) (*tableIn
 }
 
 // pkAppend is an append table with exactly the live rows of the
-// primary-key tables (the updated versions included).
+// primary-key tables (the updated versions included), in about 4 files so
+// that it is read with the same parallelism as the 4 buckets of pk_dv.
 func (w *warehouse) pkAppend(ctx context.Context) (*tableInfo, error) {
 	return w.ensure(ctx, "pk_append", func(p *progress) (*tableInfo, error) {
 		rows := w.sizes.pk
 		tbl, err := write.CreateTable(ctx, w.io, benchDB, "pk_append", write.TableSpec{
-			Fields: lineitemFields(), Options: map[string]string{"target-file-size": "128 mb"},
+			Fields: lineitemFields(), Options: map[string]string{"target-file-size": fmt.Sprintf("%d mb", max(1, rows*205/4/(1<<20)))},
 			Comment: "benchmark: the live rows of pk_dv / pk_mor as an append table",
 		})
 		if err != nil {

@@ -41,16 +41,19 @@ type config struct {
 
 // result is one measured case.
 type result struct {
-	Suite  string             `json:"suite"`
-	Case   string             `json:"case"`
-	Engine string             `json:"engine"`
-	Runs   []float64          `json:"runs_s"`
-	Median float64            `json:"median_s"`
-	Min    float64            `json:"min_s"`
-	Max    float64            `json:"max_s"`
-	Rows   int64              `json:"rows"`
-	Extra  map[string]float64 `json:"extra,omitempty"`
-	Note   string             `json:"note,omitempty"`
+	Suite  string    `json:"suite"`
+	Case   string    `json:"case"`
+	Engine string    `json:"engine"`
+	Runs   []float64 `json:"runs_s"`
+	Median float64   `json:"median_s"`
+	Min    float64   `json:"min_s"`
+	Max    float64   `json:"max_s"`
+	Rows   int64     `json:"rows"`
+	// CPU is the median process CPU time (user+system, all threads) per run:
+	// steadier than wall time on a loaded machine.
+	CPU   float64            `json:"cpu_s"`
+	Extra map[string]float64 `json:"extra,omitempty"`
+	Note  string             `json:"note,omitempty"`
 }
 
 // ratio compares two results: Value = baseline median / ours median.
@@ -200,11 +203,14 @@ func (b *bench) measure(suite, name, engine string, fn func() (int64, error)) (*
 			return nil, err
 		}
 	}
+	var cpus []float64
 	for i := 0; i < b.cfg.runs; i++ {
 		runtime.GC()
+		c0 := cpuSeconds()
 		t0 := time.Now()
 		n, err := fn()
 		d := time.Since(t0).Seconds()
+		cpus = append(cpus, cpuSeconds()-c0)
 		if err != nil {
 			if prof != nil {
 				pprof.StopCPUProfile()
@@ -223,12 +229,9 @@ func (b *bench) measure(suite, name, engine string, fn func() (int64, error)) (*
 	s := slices.Clone(r.Runs)
 	slices.Sort(s)
 	r.Min, r.Max = s[0], s[len(s)-1]
-	if len(s)%2 == 1 {
-		r.Median = s[len(s)/2]
-	} else {
-		r.Median = (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
-	fmt.Fprintf(b.cfg.out, "median %9.4fs  (%.4f–%.4f)  rows %d\n", r.Median, r.Min, r.Max, r.Rows)
+	r.Median = median(r.Runs)
+	r.CPU = median(cpus)
+	fmt.Fprintf(b.cfg.out, "median %9.4fs  (%.4f–%.4f)  cpu %7.3fs  rows %d\n", r.Median, r.Min, r.Max, r.CPU, r.Rows)
 	b.rep.Results = append(b.rep.Results, r)
 	return r, nil
 }
@@ -241,6 +244,10 @@ func (b *bench) compare(name string, ours, base *result, target float64) {
 	v := base.Median / ours.Median
 	rt := ratio{Name: name, Ours: ours.Case + "/" + ours.Engine, Baseline: base.Case + "/" + base.Engine, Value: v, Target: target, Met: v >= target}
 	b.rep.Ratios = append(b.rep.Ratios, rt)
+	if target == 0 {
+		fmt.Fprintf(b.cfg.out, "  ratio %-44s %6.2f×  (for information)\n", name, v)
+		return
+	}
 	fmt.Fprintf(b.cfg.out, "  ratio %-44s %6.2f×  (target ≥ %.2f: %s)\n", name, v, target, metStr(rt.Met))
 }
 
@@ -254,12 +261,41 @@ func metStr(ok bool) string {
 func (b *bench) printSummary() {
 	w := b.cfg.out
 	fmt.Fprintf(w, "\n== summary (scale %g, %d runs, GOMAXPROCS %d, load at start %s) ==\n", b.cfg.scale, b.cfg.runs, runtime.GOMAXPROCS(0), b.rep.Machine["loadavg_at_start"])
-	fmt.Fprintf(w, "%-8s %-26s %-14s %10s %21s %10s\n", "suite", "case", "engine", "median s", "min–max s", "rows")
+	fmt.Fprintf(w, "%-8s %-26s %-14s %10s %21s %8s %10s\n", "suite", "case", "engine", "median s", "min–max s", "cpu s", "rows")
 	for _, r := range b.rep.Results {
-		fmt.Fprintf(w, "%-8s %-26s %-14s %10.4f %10.4f–%-10.4f %10d\n", r.Suite, r.Case, r.Engine, r.Median, r.Min, r.Max, r.Rows)
+		fmt.Fprintf(w, "%-8s %-26s %-14s %10.4f %10.4f–%-10.4f %8.3f %10d\n", r.Suite, r.Case, r.Engine, r.Median, r.Min, r.Max, r.CPU, r.Rows)
 	}
 	fmt.Fprintf(w, "\n%-46s %8s %8s %s\n", "ratio (baseline ÷ ours; > 1 = we are faster)", "value", "target", "")
 	for _, r := range b.rep.Ratios {
-		fmt.Fprintf(w, "%-46s %7.2f× %7.2f  %s\n", r.Name, r.Value, r.Target, metStr(r.Met))
+		status := metStr(r.Met)
+		if r.Target == 0 {
+			status = "(information)"
+		}
+		if strings.Contains(r.Name, "RSS") {
+			fmt.Fprintf(w, "%-46s %6.0fMiB ≤%6.0f  %s\n", r.Name, r.Value, r.Target, status)
+			continue
+		}
+		fmt.Fprintf(w, "%-46s %7.2f× %7.2f  %s\n", r.Name, r.Value, r.Target, status)
 	}
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// cpuSeconds is the CPU time (user + system) used by this process so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
 }
