@@ -340,6 +340,14 @@ func (n *normalizer) rewrite(toks []token) (string, error) {
 				continue
 			}
 			lw := strings.ToLower(t.text)
+			if reservedAsName[lw] {
+				// MySQL-reserved words that are common column names in
+				// Paimon's system tables ($options key/value). None of them
+				// is a keyword of the statements we accept (SELECT, DELETE,
+				// CALL), so a bare occurrence is always a name.
+				b.WriteString(backtick(t.text))
+				continue
+			}
 			if (lw == "date" || lw == "timestamp") && nx < len(toks) && toks[nx].kind == tStr {
 				b.WriteString("paimon_" + lw + "(" + toks[nx].text + ")")
 				i = nx
@@ -545,3 +553,7 @@ func parseCall(toks []token) (*callStmt, error) {
 	}
 	return c, nil
 }
+
+// reservedAsName lists words sqlparser reserves that we always read as
+// identifiers.
+var reservedAsName = map[string]bool{"key": true, "keys": true}

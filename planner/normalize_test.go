@@ -27,6 +27,7 @@ func TestNormalize(t *testing.T) {
 		{`SELECT 'a\'b "c"' FROM t`, `SELECT 'a\'b "c"' FROM t`},
 		{`SELECT a FROM t /*+ OPTIONS('scan.snapshot-id'='3') */ WHERE a = 1`, "SELECT a FROM t   WHERE a = 1"},
 		{`SELECT 1.5e3, .5, x.y`, "SELECT 1.5e3, .5, `x`.`y`"},
+		{`SELECT key, value FROM t$options WHERE key = 'key'`, "SELECT `key`, value FROM `t$options` WHERE `key` = 'key'"},
 	}
 	for _, c := range cases {
 		n, err := normalize(c.in)
