@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	flightsqlclient "github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -69,6 +70,14 @@ func (b *bench) duckDB() (*duck, error) {
 			return nil, err
 		}
 		b.duck = d
+		if _, err := d.arrow("SELECT version()", func(rec arrow.RecordBatch) {
+			if s, ok := rec.Column(0).(*array.String); ok && s.Len() > 0 {
+				b.rep.Machine["duckdb"] = strings.Clone(s.Value(0))
+			}
+		}); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(b.cfg.out, "duckdb %s, threads %d\n", b.rep.Machine["duckdb"], b.cfg.threads)
 	}
 	return b.duck, nil
 }
