@@ -104,6 +104,7 @@ func (a *aggOp) next(ctx context.Context) (arrow.RecordBatch, error) {
 	index := map[string]int{}
 	var groups []*group
 	var kb, vb keyBuf
+	fast := newFastAgg(a)
 	for {
 		rec, err := a.in.next(ctx)
 		if err != nil {
@@ -112,11 +113,18 @@ func (a *aggOp) next(ctx context.Context) (arrow.RecordBatch, error) {
 		if rec == nil {
 			break
 		}
-		err = a.consume(rec, index, &groups, &kb, &vb)
+		if fast != nil {
+			err = fast.consume(rec)
+		} else {
+			err = a.consume(rec, index, &groups, &kb, &vb)
+		}
 		rec.Release()
 		if err != nil {
 			return nil, err
 		}
+	}
+	if fast != nil {
+		groups = fast.groups(a)
 	}
 	if len(a.groups) == 0 && len(groups) == 0 {
 		groups = append(groups, &group{accs: make([]accumulator, len(a.aggs))})
