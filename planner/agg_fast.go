@@ -3,6 +3,7 @@ package planner
 import (
 	"encoding/binary"
 	"math"
+	"strings"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -102,6 +103,11 @@ func newFastAgg(a *aggOp) *fastAgg {
 				acc.kind = accFloat
 			case arrow.DECIMAL128:
 				acc.kind = accDecimal
+			case arrow.DATE32:
+				if ag.fn != "min" && ag.fn != "max" && ag.fn != "count" {
+					return nil
+				}
+				acc.kind = accInt // days, as the row path's getter reads them
 			default:
 				return nil
 			}
@@ -158,6 +164,29 @@ func (fa *fastAgg) groupIDs(rec arrow.RecordBatch, gids []int32) error {
 		cols[i] = rec.Column(c)
 	}
 	var getters []func(int) any
+	newGroup := func(r int, b []byte) (int32, error) {
+		if getters == nil {
+			getters = make([]func(int) any, len(cols))
+			for i, col := range cols {
+				f, err := getter(col)
+				if err != nil {
+					return 0, err
+				}
+				getters[i] = f
+			}
+		}
+		key := make([]any, len(cols))
+		for i, f := range getters {
+			key[i] = f(r)
+		}
+		g := int32(len(fa.keys))
+		fa.keys = append(fa.keys, key)
+		fa.index[string(b)] = g
+		return g, nil
+	}
+	if str, ok := cols[0].(*array.String); ok && len(cols) == 1 {
+		return fa.stringGroupIDs(str, gids, newGroup)
+	}
 	for r := range gids {
 		b := fa.buf[:0]
 		for _, col := range cols {
@@ -192,25 +221,69 @@ func (fa *fastAgg) groupIDs(rec arrow.RecordBatch, gids []int32) error {
 		fa.buf = b
 		g, ok := fa.index[string(b)]
 		if !ok {
-			if getters == nil {
-				getters = make([]func(int) any, len(cols))
-				for i, col := range cols {
-					f, err := getter(col)
-					if err != nil {
-						return err
-					}
-					getters[i] = f
-				}
+			var err error
+			if g, err = newGroup(r, b); err != nil {
+				return err
 			}
-			key := make([]any, len(cols))
-			for i, f := range getters {
-				key[i] = f(r)
-			}
-			g = int32(len(fa.keys))
-			fa.keys = append(fa.keys, key)
-			fa.index[string(b)] = g
 		}
 		gids[r] = g
+	}
+	return nil
+}
+
+// stringGroupIDs is groupIDs for one string key column: the few most
+// recently added keys are compared directly before the hash map, which
+// is what low-cardinality GROUP BY columns hit.
+func (fa *fastAgg) stringGroupIDs(col *array.String, gids []int32, newGroup func(int, []byte) (int32, error)) error {
+	type recent struct {
+		s string
+		g int32
+	}
+	var small [8]recent
+	ns := 0
+	nullG := int32(-1)
+	for r := range gids {
+		if col.IsNull(r) {
+			if nullG < 0 {
+				g, ok := fa.index["\x00"]
+				if !ok {
+					var err error
+					if g, err = newGroup(r, []byte{0}); err != nil {
+						return err
+					}
+				}
+				nullG = g
+			}
+			gids[r] = nullG
+			continue
+		}
+		v := col.Value(r)
+		found := false
+		for j := 0; j < ns; j++ {
+			if small[j].s == v {
+				gids[r], found = small[j].g, true
+				break
+			}
+		}
+		if found {
+			continue
+		}
+		b := append(fa.buf[:0], 1)
+		b = binary.AppendUvarint(b, uint64(len(v)))
+		b = append(b, v...)
+		fa.buf = b
+		g, ok := fa.index[string(b)]
+		if !ok {
+			var err error
+			if g, err = newGroup(r, b); err != nil {
+				return err
+			}
+		}
+		gids[r] = g
+		if ns < len(small) {
+			small[ns] = recent{strings.Clone(v), g}
+			ns++
+		}
 	}
 	return nil
 }
@@ -274,7 +347,6 @@ func (acc *fastAcc) fold(col arrow.Array, gids []int32) {
 		}
 	case accDecimal:
 		vals := col.(*array.Decimal128).Values()
-		scale := int32(col.DataType().(*arrow.Decimal128Type).Scale)
 		for r, g := range gids {
 			if !valid(r) {
 				continue
@@ -283,8 +355,7 @@ func (acc *fastAcc) fold(col arrow.Array, gids []int32) {
 			acc.n[g]++
 			switch {
 			case !minMax:
-				acc.d[g] = acc.d[g].Add(v)
-				acc.f[g] += v.ToFloat64(scale)
+				acc.d[g] = acc.d[g].Add(v) // SUM and AVG of decimals use the exact sum only
 			case !acc.has[g] || (isMin && v.Less(acc.d[g])) || (!isMin && acc.d[g].Less(v)):
 				acc.d[g], acc.has[g] = v, true
 			}
@@ -314,6 +385,9 @@ func intValues(col arrow.Array) func(int) int64 {
 		return func(r int) int64 { return int64(v[r]) }
 	case *array.Int16:
 		v := x.Int16Values()
+		return func(r int) int64 { return int64(v[r]) }
+	case *array.Date32:
+		v := x.Date32Values()
 		return func(r int) int64 { return int64(v[r]) }
 	default:
 		v := col.(*array.Int8).Int8Values()

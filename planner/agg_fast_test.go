@@ -19,6 +19,7 @@ func TestFastAggMatchesRowPath(t *testing.T) {
 		"SELECT name, dt, sum(price), min(price), max(price), avg(price) FROM orders GROUP BY name, dt ORDER BY name, dt",
 		"SELECT qty, count(id), sum(id) FROM orders GROUP BY qty ORDER BY qty",
 		"SELECT dt, max(id) FROM orders WHERE id > 2 GROUP BY dt ORDER BY dt",
+		"SELECT name, min(dt), max(dt), count(dt) FROM orders GROUP BY name ORDER BY name",
 		"SELECT count(*), sum(qty) FROM orders WHERE id > 100",
 		"SELECT name, count(*) FROM orders WHERE id > 100 GROUP BY name",
 	}
