@@ -17,6 +17,7 @@ import (
 
 	"github.com/paimon-flightsql/paimon-flightsql/internal/orctest"
 	"github.com/paimon-flightsql/paimon-flightsql/internal/testutil"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/arrowrow"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
 )
@@ -384,7 +385,7 @@ func TestORCStatsMatchData(t *testing.T) {
 					if col.IsNull(i) {
 						continue
 					}
-					v := literalAt(t, f.Type, col, i)
+					v := arrowrow.Value(col, i) // the predicate literal convention
 					c1, ok1 := predicate.CompareLiterals(v, cs.Min)
 					c2, ok2 := predicate.CompareLiterals(v, cs.Max)
 					if !ok1 || !ok2 || c1 < 0 || c2 > 0 {
@@ -399,35 +400,6 @@ func TestORCStatsMatchData(t *testing.T) {
 			col.Release()
 		}
 	}
-}
-
-func literalAt(t *testing.T, typ types.DataType, a arrow.Array, i int) predicate.Literal {
-	switch x := a.(type) {
-	case *array.Boolean:
-		return x.Value(i)
-	case *array.Int8:
-		return int64(x.Value(i))
-	case *array.Int16:
-		return int64(x.Value(i))
-	case *array.Int32:
-		return int64(x.Value(i))
-	case *array.Int64:
-		return x.Value(i)
-	case *array.Float32:
-		return float64(x.Value(i))
-	case *array.Float64:
-		return x.Value(i)
-	case *array.Decimal128:
-		return predicate.Decimal{Unscaled: x.Value(i).BigInt(), Scale: typ.Scale}
-	case *array.String:
-		return x.Value(i)
-	case *array.Date32:
-		return int64(x.Value(i))
-	case *array.Time32:
-		return int64(x.Value(i))
-	}
-	t.Fatalf("no literal for %s", a.DataType())
-	return nil
 }
 
 func TestORCSystemColumnsAndThinMode(t *testing.T) {
