@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -443,12 +444,14 @@ func (t *Table) mergeManifests(ctx context.Context, names *nameFactory, metas []
 	}
 	merge := func(group []manifestFileMeta) ([]manifestFileMeta, error) {
 		var all []manifestEntry
+		var inSize int64
 		for _, m := range group {
 			es, err := readManifest(ctx, t.io, t.root, m.FileName)
 			if err != nil {
 				return nil, err
 			}
 			all = append(all, es...)
+			inSize += m.FileSize
 		}
 		folded, err := foldEntries(all)
 		if err != nil {
@@ -457,11 +460,31 @@ func (t *Table) mergeManifests(ctx context.Context, names *nameFactory, metas []
 		if len(folded) == 0 {
 			return nil, nil
 		}
-		m, err := t.writeManifest(ctx, names, folded, writeFile)
-		if err != nil {
-			return nil, err
+		// Order the merged entries by partition and bucket and roll the
+		// output at manifest.target-file-size (as Java's rolling manifest
+		// writer does): each output manifest then covers a narrow partition
+		// range, so its _PARTITION_STATS let planners skip it. Order inside
+		// a manifest carries no meaning; unmatched DELETEs refer to ADDs of
+		// earlier manifests, which stay earlier in the list.
+		sort.SliceStable(folded, func(i, j int) bool {
+			if c := bytes.Compare(folded[i].Partition, folded[j].Partition); c != 0 {
+				return c < 0
+			}
+			return folded[i].Bucket < folded[j].Bucket
+		})
+		perFile := len(folded)
+		if inSize > 0 && len(all) > 0 {
+			perFile = max(1, int(target/max(1, inSize/int64(len(all)))))
 		}
-		return []manifestFileMeta{m}, nil
+		var out []manifestFileMeta
+		for start := 0; start < len(folded); start += perFile {
+			m, err := t.writeManifest(ctx, names, folded[start:min(start+perFile, len(folded))], writeFile)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, m)
+		}
+		return out, nil
 	}
 	if mustChange >= t.opts.manifestFullThresh {
 		var keep, group []manifestFileMeta
