@@ -41,7 +41,15 @@ type avroReader struct {
 	budget int
 	// names caches the field-name index of each record schema.
 	names map[*avro.RecordSchema]map[string]int
+	// skipPartition, when set, is asked about the _PARTITION field of each
+	// top-level record; true skips the rest of the record without decoding
+	// it (the record then decodes to a skippedRecord).
+	skipPartition func(partition []byte) bool
 }
+
+// skippedRecord stands for a top-level record whose partition was pruned
+// while decoding; kind is its _KIND when that field came first (else -1).
+type skippedRecord struct{ kind int32 }
 
 func newAvroReader(b []byte, names map[*avro.RecordSchema]map[string]int) avroReader {
 	return avroReader{b: b, budget: 4*len(b) + 1<<16, names: names}
@@ -179,12 +187,29 @@ func (r *avroReader) decodeValue(s avro.Schema, depth int) (any, error) {
 			r.names[s] = names
 		}
 		rec := &avroRecord{names: names, vals: make([]any, len(s.Fields()))}
-		for i, f := range s.Fields() {
+		fields := s.Fields()
+		for i, f := range fields {
 			v, err := r.decodeValue(f.Type(), depth+1)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", f.Name(), err)
 			}
 			rec.vals[i] = v
+			if r.skipPartition != nil && depth <= 2 && f.Name() == "_PARTITION" {
+				if b, ok := v.([]byte); ok && r.skipPartition(b) {
+					for _, rest := range fields[i+1:] {
+						if err := r.skipValue(rest.Type(), depth+1); err != nil {
+							return nil, fmt.Errorf("%s: %w", rest.Name(), err)
+						}
+					}
+					kind := int32(-1)
+					if k, ok := rec.get("_KIND"); ok {
+						if k32, ok := k.(int32); ok {
+							kind = k32
+						}
+					}
+					return skippedRecord{kind: kind}, nil
+				}
+			}
 		}
 		return rec, nil
 	case *avro.UnionSchema:
@@ -246,6 +271,74 @@ func (r *avroReader) decodeValue(s avro.Schema, depth int) (any, error) {
 }
 
 // blocks iterates the items of an Avro array or map encoding.
+// skipValue advances past one value of schema s without materialising it.
+func (r *avroReader) skipValue(s avro.Schema, depth int) error {
+	if depth > 64 {
+		return errors.New("schema nesting too deep")
+	}
+	r.budget--
+	if r.budget < 0 {
+		return errors.New("too many values for the size of the data")
+	}
+	switch s := s.(type) {
+	case *avro.RefSchema:
+		return r.skipValue(s.Schema(), depth+1)
+	case *avro.NullSchema:
+		return nil
+	case *avro.PrimitiveSchema:
+		var err error
+		switch s.Type() {
+		case avro.Null:
+		case avro.Boolean:
+			_, err = r.fixed(1)
+		case avro.Int, avro.Long:
+			_, err = r.long()
+		case avro.Float:
+			_, err = r.fixed(4)
+		case avro.Double:
+			_, err = r.fixed(8)
+		case avro.Bytes, avro.String:
+			_, err = r.bytes()
+		default:
+			err = fmt.Errorf("unsupported Avro type %s", s.Type())
+		}
+		return err
+	case *avro.RecordSchema:
+		for _, f := range s.Fields() {
+			if err := r.skipValue(f.Type(), depth+1); err != nil {
+				return fmt.Errorf("%s: %w", f.Name(), err)
+			}
+		}
+		return nil
+	case *avro.UnionSchema:
+		idx, err := r.long()
+		if err != nil {
+			return err
+		}
+		types := s.Types()
+		if idx < 0 || idx >= int64(len(types)) {
+			return fmt.Errorf("union index %d out of range", idx)
+		}
+		return r.skipValue(types[idx], depth+1)
+	case *avro.ArraySchema:
+		return r.blocks(s.Items(), func() error { return r.skipValue(s.Items(), depth+1) })
+	case *avro.MapSchema:
+		return r.blocks(s.Values(), func() error {
+			if _, err := r.bytes(); err != nil {
+				return err
+			}
+			return r.skipValue(s.Values(), depth+1)
+		})
+	case *avro.EnumSchema:
+		_, err := r.int()
+		return err
+	case *avro.FixedSchema:
+		_, err := r.fixed(s.Size())
+		return err
+	}
+	return fmt.Errorf("unsupported Avro schema %s", s.Type())
+}
+
 func (r *avroReader) blocks(item avro.Schema, fn func() error) error {
 	zeroSize := canBeEmpty(item, 0)
 	total := int64(0)
@@ -312,6 +405,8 @@ type ocfFile struct {
 	codec     string
 	sync      []byte
 	body      avroReader
+	// skipPartition is handed to the record decoder (see avroReader).
+	skipPartition func([]byte) bool
 }
 
 func parseOCF(data []byte) (*ocfFile, error) {
@@ -489,6 +584,7 @@ func (f *ocfFile) each(fn func(v any) error) error {
 			return fmt.Errorf("block claims %d records in %d bytes", count, len(data))
 		}
 		br := newAvroReader(data, names)
+		br.skipPartition = f.skipPartition
 		for i := int64(0); i < count; i++ {
 			v, err := br.decodeValue(f.schema, 0)
 			if err != nil {

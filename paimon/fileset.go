@@ -100,6 +100,11 @@ type FileSetOptions struct {
 	// EntryFilter is called for every entry read; false drops it before
 	// merging. nil keeps all.
 	EntryFilter func(*ManifestEntry) (bool, error)
+	// PartitionFilter, when set, is asked about each entry's serialized
+	// partition while decoding: false drops the entry without decoding the
+	// rest of it (Avro manifests). It must be safe for concurrent use and
+	// identity-consistent, as partitions are.
+	PartitionFilter func(partition []byte) bool
 	// ManifestFormat overrides the table's manifest.format option.
 	ManifestFormat string
 	// SkipIndex skips reading the index manifest.
@@ -122,6 +127,10 @@ type FileSet struct {
 	IndexEntries []IndexManifestEntry
 	// EntriesRead counts entries read from manifests (before merging).
 	EntriesRead int
+	// PartitionSkipped is the number of live files PartitionFilter dropped:
+	// ADD entries minus DELETE entries it skipped (they pair up within a
+	// partition, so this counts the live files of rejected partitions).
+	PartitionSkipped int
 }
 
 // ReadFileSet reads the live file set of snap: base + delta manifest lists,
@@ -149,7 +158,7 @@ func (t *Table) ReadFileSet(ctx context.Context, snap *Snapshot, opts *FileSetOp
 		}
 		fsOut.Manifests = append(fsOut.Manifests, metas...)
 	}
-	entries, pruned, n, err := t.readManifests(ctx, fsOut.Manifests, format, opts)
+	entries, pruned, n, err := t.readManifests(ctx, fsOut.Manifests, format, opts, &fsOut.PartitionSkipped)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +207,7 @@ func (t *Table) readListEntries(ctx context.Context, snap *Snapshot, list string
 	if err != nil {
 		return nil, err
 	}
-	entries, _, _, err := t.readManifests(ctx, metas, format, opts)
+	entries, _, _, err := t.readManifests(ctx, metas, format, opts, new(int))
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +220,8 @@ func (t *Table) readListEntries(ctx context.Context, snap *Snapshot, list string
 
 // readManifests reads the manifests (in parallel) and returns their filtered
 // entries per manifest, in list order.
-func (t *Table) readManifests(ctx context.Context, metas []ManifestFileMeta, format string, opts *FileSetOptions) ([][]ManifestEntry, []bool, int, error) {
+func (t *Table) readManifests(ctx context.Context, metas []ManifestFileMeta, format string, opts *FileSetOptions, partSkipped *int) ([][]ManifestEntry, []bool, int, error) {
+	var skippedMu sync.Mutex
 	pruned := make([]bool, len(metas))
 	for i := range metas {
 		if opts.ManifestFilter != nil {
@@ -246,7 +256,29 @@ func (t *Table) readManifests(ctx context.Context, metas []ManifestFileMeta, for
 				return
 			}
 			var es []ManifestEntry
-			err := t.EachManifestEntry(ctx, metas[i].FileName, format, func(e ManifestEntry) error {
+			each := t.EachManifestEntry
+			if opts.PartitionFilter != nil {
+				each = func(ctx context.Context, name, format string, fn func(ManifestEntry) error) error {
+					b, err := t.readManifestBytes(ctx, name)
+					if err != nil {
+						return err
+					}
+					net := 0
+					err = DecodeManifestPruned(t.ManifestPath(name), b, format, opts.PartitionFilter, fn, func(k FileKind) {
+						counts[i]++
+						if k == FileKindDelete {
+							net--
+						} else {
+							net++
+						}
+					})
+					skippedMu.Lock()
+					*partSkipped += net
+					skippedMu.Unlock()
+					return err
+				}
+			}
+			err := each(ctx, metas[i].FileName, format, func(e ManifestEntry) error {
 				counts[i]++
 				if opts.EntryFilter != nil {
 					filterMu.Lock()

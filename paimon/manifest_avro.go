@@ -611,9 +611,16 @@ func (k ManifestKind) String() string {
 // decodeManifestRecords decodes a manifest-like file in the given format and
 // calls fn with each decoded Avro record (generic form).
 func decodeManifestRecords(name string, data []byte, format string, fn func(v any) error) error {
+	return decodeManifestRecordsSkipping(name, data, format, nil, fn)
+}
+
+// decodeManifestRecordsSkipping is decodeManifestRecords where Avro records
+// whose _PARTITION skipPartition rejects are not decoded: fn receives a
+// skippedRecord for them. ORC manifests decode every record.
+func decodeManifestRecordsSkipping(name string, data []byte, format string, skipPartition func([]byte) bool, fn func(v any) error) error {
 	switch strings.ToLower(format) {
 	case "", "avro":
-		return decodeAvroRecords(name, data, fn)
+		return decodeAvroRecords(name, data, skipPartition, fn)
 	case "orc":
 		return decodeORCManifest(name, data, fn)
 	}
@@ -628,7 +635,7 @@ func decodeORCManifest(name string, data []byte, fn func(v any) error) error {
 	return decodeORCManifestMem(name, data, orcManifestAllocator, fn) // manifest_orc.go
 }
 
-func decodeAvroRecords(name string, data []byte, fn func(v any) error) (err error) {
+func decodeAvroRecords(name string, data []byte, skipPartition func([]byte) bool, fn func(v any) error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = corruptf(name, "decoder panic: %v", p)
@@ -638,6 +645,7 @@ func decodeAvroRecords(name string, data []byte, fn func(v any) error) (err erro
 	if err != nil {
 		return corruptErr(name, err)
 	}
+	f.skipPartition = skipPartition
 	var cbErr error
 	err = f.each(func(v any) error {
 		if err := fn(v); err != nil {
@@ -685,6 +693,31 @@ func DecodeManifest(name string, data []byte, format string, fn func(ManifestEnt
 			return wrapRecordErr(name, i, err)
 		}
 		i++
+		return fn(e)
+	})
+}
+
+// DecodeManifestPruned is DecodeManifest with partition pruning inside the
+// decoder: an entry whose serialized partition keep rejects is not decoded
+// beyond its partition (Avro) or is dropped after decoding (ORC); skipped is
+// called with its kind instead of fn. keep must be safe for concurrent use
+// when manifests are decoded concurrently.
+func DecodeManifestPruned(name string, data []byte, format string, keep func(partition []byte) bool, fn func(ManifestEntry) error, skipped func(FileKind)) error {
+	i := 0
+	return decodeManifestRecordsSkipping(name, data, format, func(p []byte) bool { return !keep(p) }, func(v any) error {
+		i++
+		if sk, ok := v.(skippedRecord); ok {
+			skipped(FileKind(sk.kind))
+			return nil
+		}
+		e, err := decodeManifestEntry(v)
+		if err != nil {
+			return wrapRecordErr(name, i-1, err)
+		}
+		if !keep(e.Partition) { // ORC manifests, or Avro layouts without the hook
+			skipped(e.Kind)
+			return nil
+		}
 		return fn(e)
 	})
 }

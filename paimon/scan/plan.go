@@ -106,9 +106,13 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 	}
 	p.Stats.SnapshotID = s.snapshot.ID
 	pl := newPruner(s)
-	fs, err := s.table.ReadFileSet(ctx, s.snapshot, &paimon.FileSetOptions{
-		ManifestFilter: pl.manifestMayMatch,
-	})
+	fsOpts := &paimon.FileSetOptions{ManifestFilter: pl.manifestMayMatch}
+	if pl.partPred != nil {
+		// Entries of rejected partitions are dropped while decoding, before
+		// the rest of each entry is materialised.
+		fsOpts.PartitionFilter = pl.partitionKeep
+	}
+	fs, err := s.table.ReadFileSet(ctx, s.snapshot, fsOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -150,10 +154,10 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 		}
 		groups[k] = append(groups[k], e)
 	}
-	p.Stats.FilesPrunedPartition = pl.prunedPartition
+	p.Stats.FilesPrunedPartition = pl.prunedPartition + fs.PartitionSkipped
 	p.Stats.FilesPrunedBucket = pl.prunedBucket
 	p.Stats.FilesSkippedLevel = pl.skippedLevel
-	p.Stats.FilesTotal = len(fs.Entries) - pl.skippedLevel
+	p.Stats.FilesTotal = len(fs.Entries) - pl.skippedLevel + fs.PartitionSkipped
 	for _, k := range order {
 		entries := groups[k]
 		// Key statistics are exact bounds of each file's keys: safe to prune by

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"context"
+	"sync"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/binrow"
@@ -22,7 +23,8 @@ type pruner struct {
 	buckets    map[int32]map[int32]bool
 
 	partCache map[string]bool
-	noStats   bool // NoPruning: never skip by statistics
+	partMu    sync.Mutex // partCache is filled from concurrent manifest decoders
+	noStats   bool       // NoPruning: never skip by statistics
 
 	prunedPartition, prunedBucket, skippedLevel int
 }
@@ -170,16 +172,29 @@ func (pl *pruner) entryMayMatch(e *paimon.ManifestEntry) (bool, error) {
 }
 
 func (pl *pruner) partitionMayMatch(b []byte) (bool, error) {
-	if ok, hit := pl.partCache[string(b)]; hit {
+	pl.partMu.Lock()
+	ok, hit := pl.partCache[string(b)]
+	pl.partMu.Unlock()
+	if hit {
 		return ok, nil
 	}
 	vals, err := pl.s.decodePartition(b)
 	if err != nil {
 		return false, err
 	}
-	ok := predicate.MayMatch(pl.partPred, exactStats(pl.s.info.partition, vals))
+	ok = predicate.MayMatch(pl.partPred, exactStats(pl.s.info.partition, vals))
+	pl.partMu.Lock()
 	pl.partCache[string(b)] = ok
+	pl.partMu.Unlock()
 	return ok, nil
+}
+
+// partitionKeep is partitionMayMatch for the manifest decoder (called
+// concurrently); a partition row it cannot decode is kept, so the error
+// surfaces when the entry is planned.
+func (pl *pruner) partitionKeep(b []byte) bool {
+	ok, err := pl.partitionMayMatch(b)
+	return ok || err != nil
 }
 
 // partitionValues decodes a partition row (cached through decodePartition).
