@@ -108,3 +108,34 @@ func Open(r io.ReaderAt, size int64, name string, fileFields []types.DataField) 
 		return nil, fmt.Errorf("%w %q: %s", ErrUnsupportedFormat, ext, name)
 	}
 }
+
+// batchCursor is the state every format's RecordReader shares: the output
+// schema, the current batch with the file position of its first row, the
+// sticky error and the end flag.
+type batchCursor struct {
+	schema *arrow.Schema
+	cur    arrow.RecordBatch
+	first  int64
+	err    error
+	done   bool
+}
+
+func (c *batchCursor) Schema() *arrow.Schema          { return c.schema }
+func (c *batchCursor) RecordBatch() arrow.RecordBatch { return c.cur }
+func (c *batchCursor) FirstRow() int64                { return c.first }
+func (c *batchCursor) Err() error                     { return c.err }
+
+// dropCurrent releases the current batch.
+func (c *batchCursor) dropCurrent() {
+	if c.cur != nil {
+		c.cur.Release()
+		c.cur = nil
+	}
+}
+
+// advance starts a Next: it drops the current batch and reports whether
+// reading may go on.
+func (c *batchCursor) advance() bool {
+	c.dropCurrent()
+	return !c.done && c.err == nil
+}

@@ -185,14 +185,14 @@ func (f *ORCFile) Read(ctx context.Context, opts ReadOptions) (_ RecordReader, e
 		}
 	}
 	r := &orcReader{
-		ctx:     ctx,
-		f:       f,
-		mem:     mem,
-		schema:  ArrowSchema(opts.Fields),
-		cols:    cols,
-		stripes: stripes,
-		batch:   int64(batch),
-		colIdx:  make(map[int]int, len(tops)),
+		ctx:         ctx,
+		f:           f,
+		mem:         mem,
+		batchCursor: batchCursor{schema: ArrowSchema(opts.Fields)},
+		cols:        cols,
+		stripes:     stripes,
+		batch:       int64(batch),
+		colIdx:      make(map[int]int, len(tops)),
 	}
 	for k, top := range tops {
 		r.colIdx[top] = k
@@ -207,34 +207,22 @@ func (f *ORCFile) Read(ctx context.Context, opts ReadOptions) (_ RecordReader, e
 }
 
 type orcReader struct {
+	batchCursor
 	ctx     context.Context
 	f       *ORCFile
 	mem     memory.Allocator
-	schema  *arrow.Schema
 	cols    []column
 	colIdx  map[int]int // ORC top-level column → index in decoded records
 	stripes []int       // stripes left (row-only mode)
 	batch   int64
 	rr      *orc.RecordReader
 
-	pos   int64 // row-only mode: next row position; -1 before a stripe
-	end   int64
-	cur   arrow.RecordBatch
-	first int64
-	err   error
-	done  bool
+	pos int64 // row-only mode: next row position; -1 before a stripe
+	end int64
 }
 
-func (r *orcReader) Schema() *arrow.Schema          { return r.schema }
-func (r *orcReader) RecordBatch() arrow.RecordBatch { return r.cur }
-func (r *orcReader) FirstRow() int64                { return r.first }
-func (r *orcReader) Err() error                     { return r.err }
-
 func (r *orcReader) Release() {
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
+	r.dropCurrent()
 	if r.rr != nil {
 		r.rr.Release()
 		r.rr = nil
@@ -243,11 +231,7 @@ func (r *orcReader) Release() {
 }
 
 func (r *orcReader) Next() (ok bool) {
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
-	if r.done || r.err != nil {
+	if !r.advance() {
 		return false
 	}
 	defer func() {

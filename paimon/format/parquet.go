@@ -239,14 +239,14 @@ func (f *ParquetFile) Read(ctx context.Context, opts ReadOptions) (_ RecordReade
 		runs[len(runs)-1] = append(runs[len(runs)-1], rg)
 	}
 	r := &parquetReader{
-		ctx:    ctx,
-		f:      f,
-		mem:    mem,
-		schema: ArrowSchema(opts.Fields),
-		cols:   cols,
-		leaves: leaves,
-		runs:   runs,
-		batch:  int64(batch),
+		ctx:         ctx,
+		f:           f,
+		mem:         mem,
+		batchCursor: batchCursor{schema: ArrowSchema(opts.Fields)},
+		cols:        cols,
+		leaves:      leaves,
+		runs:        runs,
+		batch:       int64(batch),
 	}
 	if len(leaves) > 0 {
 		r.fr, err = pqarrow.NewFileReader(f.rdr, pqarrow.ArrowReadProperties{
@@ -262,10 +262,10 @@ func (f *ParquetFile) Read(ctx context.Context, opts ReadOptions) (_ RecordReade
 }
 
 type parquetReader struct {
+	batchCursor
 	ctx    context.Context
 	f      *ParquetFile
 	mem    memory.Allocator
-	schema *arrow.Schema
 	cols   []column
 	leaves []int
 	runs   [][]int
@@ -275,22 +275,10 @@ type parquetReader struct {
 	rr     pqarrow.RecordReader // reader of the current run
 	runEnd int64                // row position after the current run (no-column mode)
 	pos    int64                // file position of the next row
-	cur    arrow.RecordBatch
-	first  int64
-	err    error
-	done   bool
 }
 
-func (r *parquetReader) Schema() *arrow.Schema          { return r.schema }
-func (r *parquetReader) RecordBatch() arrow.RecordBatch { return r.cur }
-func (r *parquetReader) FirstRow() int64                { return r.first }
-func (r *parquetReader) Err() error                     { return r.err }
-
 func (r *parquetReader) Release() {
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
+	r.dropCurrent()
 	if r.rr != nil {
 		r.rr.Release()
 		r.rr = nil
@@ -299,11 +287,7 @@ func (r *parquetReader) Release() {
 }
 
 func (r *parquetReader) Next() (ok bool) {
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
-	if r.done || r.err != nil {
+	if !r.advance() {
 		return false
 	}
 	defer func() {
