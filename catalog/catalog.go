@@ -8,7 +8,6 @@ package catalog
 
 import (
 	"context"
-	"errors"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -29,7 +28,7 @@ var (
 	// ErrCorrupt: a corrupt or truncated file (paimon.ErrCorrupt).
 	ErrCorrupt = paimon.ErrCorrupt
 	// ErrInvalid: a request that can never succeed as written (bad option value, bad name).
-	ErrInvalid = errors.New("invalid argument")
+	ErrInvalid = paimon.ErrInvalid
 )
 
 // Table kinds as reported to Flight SQL clients (GetTableTypes).

@@ -12,4 +12,8 @@ var (
 	// ErrUnsupported: a valid Paimon feature this implementation cannot handle
 	// (e.g. an unknown manifest _VERSION or codec).
 	ErrUnsupported = errors.New("paimon: unsupported")
+	// ErrInvalid: a request that can never succeed as written (bad option
+	// value, bad name, bad schema). Shared by the writer and the catalog so
+	// both map to the same client error.
+	ErrInvalid = errors.New("invalid argument")
 )

@@ -22,7 +22,7 @@ var (
 	ErrConflict = errors.New("write: commit conflict")
 	// ErrInvalid: the request can never succeed as written (bad schema,
 	// missing column, NULL in a NOT NULL column, ...).
-	ErrInvalid = errors.New("write: invalid argument")
+	ErrInvalid = paimon.ErrInvalid
 	// ErrExists: the table, tag or branch to create already exists.
 	ErrExists = errors.New("write: already exists")
 )
