@@ -241,10 +241,7 @@ func (r *fileRenderer) keyString(s *paimon.TableSchema, key []byte) (any, error)
 	if arity != len(fields) {
 		return nil, fmt.Errorf("key has %d fields, schema %d has %d key fields", arity, s.ID, len(fields))
 	}
-	tys := make([]types.DataType, len(fields))
-	for i, f := range fields {
-		tys[i] = f.Type
-	}
+	tys := types.RowType(fields).Types()
 	vals, err := binrow.Deserialize(tys, key)
 	if err != nil {
 		return nil, err
@@ -287,11 +284,7 @@ func (r *fileRenderer) valueStats(s *paimon.TableSchema, f *paimon.DataFileMeta)
 		}
 		return "{}", "{}", "{}", nil // no stats (metadata.stats-mode none)
 	} else {
-		tys := make([]types.DataType, len(cols))
-		for i, c := range cols {
-			tys[i] = c.Type
-		}
-		if st, err = binrow.DecodeSimpleStats(tys, f.ValueStats.MinValues, f.ValueStats.MaxValues); err != nil {
+		if st, err = binrow.DecodeSimpleStats(types.RowType(cols).Types(), f.ValueStats.MinValues, f.ValueStats.MaxValues); err != nil {
 			return "", "", "", err
 		}
 	}

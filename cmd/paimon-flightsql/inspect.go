@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -294,7 +296,7 @@ func printInspect(w io.Writer, rep *inspectReport) {
 	}
 	if len(sc.Options) > 0 {
 		fmt.Fprintln(w, "  options:")
-		for _, k := range sortedKeys(sc.Options) {
+		for _, k := range slices.Sorted(maps.Keys(sc.Options)) {
 			fmt.Fprintf(w, "    %s = %s\n", k, sc.Options[k])
 		}
 	}
@@ -341,13 +343,4 @@ func printInspect(w io.Writer, rep *inspectReport) {
 		}
 		tw.Flush()
 	}
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sortStrings(out)
-	return out
 }

@@ -93,5 +93,3 @@ func splitList(s string) []string {
 	}
 	return out
 }
-
-func sortStrings(s []string) { sort.Strings(s) }

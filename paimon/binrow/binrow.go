@@ -369,11 +369,7 @@ func (d *dec) decodeSlot(base []byte, off int, t types.DataType, depth int) (any
 		if err != nil {
 			return nil, err
 		}
-		ft := make([]types.DataType, len(t.Fields))
-		for i, f := range t.Fields {
-			ft[i] = f.Type
-		}
-		return nr.values(d, ft, depth+1)
+		return nr.values(d, types.RowType(t.Fields).Types(), depth+1)
 	case types.Array:
 		if t.Element == nil {
 			return nil, fmt.Errorf("binrow: ARRAY type without element type")
@@ -614,10 +610,7 @@ func (e *encoder) encodeValue(off, elemSize int, t types.DataType, v any, depth 
 		if !ok {
 			return typeErr(t, v)
 		}
-		ft := make([]types.DataType, len(t.Fields))
-		for i, f := range t.Fields {
-			ft[i] = f.Type
-		}
+		ft := types.RowType(t.Fields).Types()
 		nested, err := encodeRow(ft, vals, depth+1)
 		if err != nil {
 			return err

@@ -166,7 +166,7 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 		// skipped only when every file fails.
 		kept := entries[:0:0]
 		for _, e := range entries {
-			ok, err := pl.keyStatsMayMatch(ctx, &e)
+			ok, err := pl.keyStatsMayMatch(&e)
 			if err != nil {
 				return nil, err
 			}

@@ -111,7 +111,7 @@ func (pl *pruner) manifestMayMatch(m *paimon.ManifestFileMeta) (bool, error) {
 	if pl.partPred == nil || len(pl.s.info.partition) == 0 {
 		return true, nil
 	}
-	cols := partTypes(pl.s.info.partition)
+	cols := types.RowType(pl.s.info.partition).Types()
 	st, err := binrow.DecodeSimpleStats(cols, m.PartitionStats.MinValues, m.PartitionStats.MaxValues)
 	if err != nil {
 		return true, nil // unreadable stats never prune
@@ -125,14 +125,6 @@ func (pl *pruner) manifestMayMatch(m *paimon.ManifestFileMeta) (bool, error) {
 		ms.Columns[f.ID] = predicate.ColumnStats{Min: st.Min[i], Max: st.Max[i], NullCount: nc}
 	}
 	return predicate.MayMatch(pl.partPred, ms), nil
-}
-
-func partTypes(fs []types.DataField) []types.DataType {
-	out := make([]types.DataType, len(fs))
-	for i, f := range fs {
-		out[i] = f.Type
-	}
-	return out
 }
 
 // entryMayMatch prunes entries by level, partition value and bucket. These
@@ -218,7 +210,7 @@ func (pl *pruner) allowedBuckets(total int32) (map[int32]bool, error) {
 	if m, ok := pl.buckets[total]; ok {
 		return m, nil
 	}
-	keyTypes := partTypes(pl.s.info.bucketKeys)
+	keyTypes := types.RowType(pl.s.info.bucketKeys).Types()
 	m := map[int32]bool{}
 	for _, t := range pl.bucketVals {
 		b, err := binrow.BucketOf(keyTypes, t, int(total))
@@ -233,12 +225,12 @@ func (pl *pruner) allowedBuckets(total int32) (map[int32]bool, error) {
 }
 
 // keyStatsMayMatch prunes a primary-key file by its key statistics.
-func (pl *pruner) keyStatsMayMatch(ctx context.Context, e *paimon.ManifestEntry) (bool, error) {
+func (pl *pruner) keyStatsMayMatch(e *paimon.ManifestEntry) (bool, error) {
 	if pl.keyPred == nil || len(pl.s.info.trimmedPK) == 0 {
 		return true, nil
 	}
 	ks := e.File.KeyStats
-	st, err := binrow.DecodeSimpleStats(partTypes(pl.s.info.trimmedPK), ks.MinValues, ks.MaxValues)
+	st, err := binrow.DecodeSimpleStats(types.RowType(pl.s.info.trimmedPK).Types(), ks.MinValues, ks.MaxValues)
 	if err != nil {
 		return true, nil
 	}
@@ -278,7 +270,7 @@ func (pl *pruner) valueStatsMayMatch(ctx context.Context, e *paimon.ManifestEntr
 		return true, nil
 	}
 	vs := e.File.ValueStats
-	st, err := binrow.DecodeSimpleStats(partTypes(statsFields), vs.MinValues, vs.MaxValues)
+	st, err := binrow.DecodeSimpleStats(types.RowType(statsFields).Types(), vs.MinValues, vs.MaxValues)
 	if err != nil {
 		return true, nil
 	}

@@ -556,7 +556,7 @@ func (s *Scan) sortedRuns(sp *Split) ([][]*paimon.DataFileMeta, error) {
 		}
 		byLevel[f.Level] = append(byLevel[f.Level], f)
 	}
-	keyTypes := partTypes(s.info.trimmedPK)
+	keyTypes := types.RowType(s.info.trimmedPK).Types()
 	var levels []int32
 	for l := range byLevel {
 		levels = append(levels, l)

@@ -632,3 +632,12 @@ func (r RowType) Project(names []string) (RowType, error) {
 	}
 	return out, nil
 }
+
+// Types returns the fields' types in order.
+func (r RowType) Types() []DataType {
+	out := make([]DataType, len(r))
+	for i, f := range r {
+		out[i] = f.Type
+	}
+	return out
+}

@@ -90,6 +90,9 @@ func TestRowTypeHelpers(t *testing.T) {
 	if rt.FieldIndex("b") != 1 || rt.FieldIndex("z") != -1 || rt.FieldByID(7) != 1 || rt.FieldByID(1) != -1 {
 		t.Fatal("lookups wrong")
 	}
+	if ts := rt.Types(); len(ts) != 2 || ts[0].Root != Int || ts[1].Root != VarChar {
+		t.Fatalf("Types: %v", ts)
+	}
 	p, err := rt.Project([]string{"b", "a"})
 	if err != nil || p[0].Name != "b" || p[1].Name != "a" {
 		t.Fatalf("project: %v %v", p, err)
