@@ -329,12 +329,12 @@ func decodeManifestEntry(v any) (e ManifestEntry, err error) {
 	if err := checkVersion(r, ManifestEntryVersion, "manifest entry"); err != nil {
 		return e, err
 	}
-	kind := r.int("_KIND")
-	if r.err == nil && kind != 0 && kind != 1 {
-		return e, fmt.Errorf("field _KIND: invalid value %d", kind)
+	kind, err := fileKind(r)
+	if err != nil {
+		return e, err
 	}
 	e = ManifestEntry{
-		Kind:         FileKind(kind),
+		Kind:         kind,
 		Partition:    r.bytes("_PARTITION"),
 		Bucket:       r.int("_BUCKET"),
 		TotalBuckets: r.int("_TOTAL_BUCKETS"),
@@ -378,6 +378,15 @@ func decodeManifestEntry(v any) (e ManifestEntry, err error) {
 	return e, err
 }
 
+// fileKind reads _KIND, which must be ADD (0) or DELETE (1).
+func fileKind(r *rec) (FileKind, error) {
+	kind := r.int("_KIND")
+	if r.err == nil && kind != 0 && kind != 1 {
+		return 0, fmt.Errorf("field _KIND: invalid value %d", kind)
+	}
+	return FileKind(kind), nil
+}
+
 func decodeIndexManifestEntry(v any) (e IndexManifestEntry, err error) {
 	r, err := asRec(v, "")
 	if err != nil {
@@ -386,12 +395,12 @@ func decodeIndexManifestEntry(v any) (e IndexManifestEntry, err error) {
 	if err := checkVersion(r, IndexManifestEntryVersion, "index manifest entry"); err != nil {
 		return e, err
 	}
-	kind := r.int("_KIND")
-	if r.err == nil && kind != 0 && kind != 1 {
-		return e, fmt.Errorf("field _KIND: invalid value %d", kind)
+	kind, err := fileKind(r)
+	if err != nil {
+		return e, err
 	}
 	e = IndexManifestEntry{
-		Kind:      FileKind(kind),
+		Kind:      kind,
 		Partition: r.bytes("_PARTITION"),
 		Bucket:    r.int("_BUCKET"),
 		IndexFile: IndexFileMeta{
