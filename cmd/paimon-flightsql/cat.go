@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -22,16 +21,9 @@ func init() {
 
 // openTablePath opens the Paimon table at a directory path on branch.
 func openTablePath(ctx context.Context, tablePath, branch string) (*paimon.Table, error) {
-	abs, err := filepath.Abs(tablePath)
+	abs, err := existingDir(tablePath, "table")
 	if err != nil {
 		return nil, err
-	}
-	st, err := os.Stat(abs)
-	if err != nil {
-		return nil, fmt.Errorf("table %s: %w", tablePath, err)
-	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("table %s: not a directory", tablePath)
 	}
 	fio, err := fileio.NewLocal(filepath.Dir(abs))
 	if err != nil {

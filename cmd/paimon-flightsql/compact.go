@@ -5,10 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
-	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/write"
 )
 
@@ -36,14 +34,7 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if !ok || db == "" || table == "" {
 		return fmt.Errorf("table name %q: want db.table", pos[0])
 	}
-	if *warehouse == "" {
-		return fmt.Errorf("--warehouse is required")
-	}
-	abs, err := filepath.Abs(*warehouse)
-	if err != nil {
-		return err
-	}
-	fio, err := fileio.NewLocal(abs)
+	fio, err := openWarehouse(*warehouse)
 	if err != nil {
 		return err
 	}

@@ -10,23 +10,38 @@ import (
 	"github.com/paimon-flightsql/paimon-flightsql/sysviews"
 )
 
-// openCatalog opens the filesystem warehouse at dir with the system tables.
-func openCatalog(dir string, catalogOptions map[string]string) (*catalog.FS, error) {
-	if dir == "" {
-		return nil, fmt.Errorf("--warehouse is required")
-	}
-	abs, err := filepath.Abs(dir)
+// existingDir resolves path to an absolute directory, failing with a message
+// that names what it is (warehouse, table) when it is missing or a file.
+func existingDir(path, what string) (string, error) {
+	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return nil, fmt.Errorf("warehouse %s: %w", dir, err)
+		return "", fmt.Errorf("%s %s: %w", what, path, err)
 	}
 	if !st.IsDir() {
-		return nil, fmt.Errorf("warehouse %s: not a directory", dir)
+		return "", fmt.Errorf("%s %s: not a directory", what, path)
 	}
-	fio, err := fileio.NewLocal(abs)
+	return abs, nil
+}
+
+// openWarehouse returns a FileIO rooted at the warehouse directory dir.
+func openWarehouse(dir string) (*fileio.Local, error) {
+	if dir == "" {
+		return nil, fmt.Errorf("--warehouse is required")
+	}
+	abs, err := existingDir(dir, "warehouse")
+	if err != nil {
+		return nil, err
+	}
+	return fileio.NewLocal(abs)
+}
+
+// openCatalog opens the filesystem warehouse at dir with the system tables.
+func openCatalog(dir string, catalogOptions map[string]string) (*catalog.FS, error) {
+	fio, err := openWarehouse(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"sort"
 	"strconv"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/binrow"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/partition"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
 )
@@ -213,7 +213,6 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 				sp.Files = append(sp.Files, e.File)
 				sp.RowCount += e.File.RowCount
 			}
-			sortFilesForMerge(sp.Files)
 			p.Splits = append(p.Splits, sp)
 			p.Stats.MergeSplits++
 			continue
@@ -290,17 +289,6 @@ func rawConvertible(inf tableInfo, files []paimon.ManifestEntry) bool {
 		}
 	}
 	return inf.dv || inf.mergeEngine == FirstRow || sameLevel
-}
-
-// sortFilesForMerge orders files by level (level 0 newest first by max
-// sequence) so runs are built deterministically.
-func sortFilesForMerge(files []paimon.DataFileMeta) {
-	sort.SliceStable(files, func(i, j int) bool {
-		if files[i].Level != files[j].Level {
-			return files[i].Level < files[j].Level
-		}
-		return files[i].MinSequenceNumber < files[j].MinSequenceNumber
-	})
 }
 
 type dvKey struct {
@@ -402,4 +390,36 @@ func (s *Scan) decodePartition(b []byte) ([]any, error) {
 		return nil, fmt.Errorf("%w: partition row %x of table %s: %v", paimon.ErrCorrupt, b, s.table.Path(), err)
 	}
 	return v, nil
+}
+
+// partitionPath renders a partition row as its relative directory.
+func (s *Scan) partitionPath(b []byte) (string, error) {
+	if len(s.info.partition) == 0 {
+		return "", nil
+	}
+	s.schemaMu.Lock()
+	p, ok := s.partPaths[string(b)]
+	s.schemaMu.Unlock()
+	if ok {
+		return p, nil
+	}
+	vals, err := s.decodePartition(b)
+	if err != nil {
+		return "", err
+	}
+	popts, err := partition.FromTableOptions(s.schema.Options)
+	if err != nil {
+		return "", err
+	}
+	p, err = partition.Path(s.info.partition, vals, popts)
+	if err != nil {
+		return "", fmt.Errorf("partition path of table %s: %w", s.table.Path(), err)
+	}
+	s.schemaMu.Lock()
+	if s.partPaths == nil {
+		s.partPaths = map[string]string{}
+	}
+	s.partPaths[string(b)] = p
+	s.schemaMu.Unlock()
+	return p, nil
 }

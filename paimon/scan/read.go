@@ -159,7 +159,7 @@ func (r *reader) Err() error {
 	if r.done {
 		return nil
 	}
-	if cause := context.Cause(r.ctx); cause != nil && cause != errLimitReached && r.ctx.Err() != nil {
+	if cause := context.Cause(r.ctx); cause != nil && cause != errLimitReached {
 		return cause
 	}
 	return nil
