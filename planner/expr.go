@@ -173,8 +173,8 @@ func coerceConst(v any, c class) (any, error) {
 			}
 			return int64(x), nil
 		case predicate.Decimal:
-			u := rescale(x, 0)
-			if rescale(predicate.Decimal{Unscaled: u}, x.Scale).Cmp(x.Unscaled) != 0 || !u.IsInt64() {
+			u := x.Rescale(0)
+			if (predicate.Decimal{Unscaled: u}).Rescale(x.Scale).Cmp(x.Unscaled) != 0 || !u.IsInt64() {
 				return nil, bad
 			}
 			return u.Int64(), nil
@@ -857,7 +857,7 @@ func castValue(v any, from, to arrow.DataType) (any, error) {
 			}
 			return int64(math.Trunc(x)), nil
 		case predicate.Decimal:
-			u := rescale(x, 0)
+			u := x.Rescale(0)
 			if !u.IsInt64() {
 				return nil, paimon.Errorf(catalog.ErrInvalid, "CAST of %s to BIGINT overflows", x)
 			}
@@ -882,7 +882,7 @@ func castValue(v any, from, to arrow.DataType) (any, error) {
 			}
 			d = out.(predicate.Decimal)
 		}
-		return predicate.Decimal{Unscaled: rescale(d, s), Scale: s}, nil
+		return predicate.Decimal{Unscaled: d.Rescale(s), Scale: s}, nil
 	}
 	out, err := coerceConst(v, tc)
 	if err != nil {

@@ -97,8 +97,8 @@ func paimonLiteral(v any, t types.DataType) (any, bool) {
 			return nil, false
 		}
 		dd := d.(predicate.Decimal)
-		u := rescale(dd, t.Scale)
-		if rescale(predicate.Decimal{Unscaled: u, Scale: t.Scale}, dd.Scale).Cmp(rescale(dd, dd.Scale)) != 0 {
+		u := dd.Rescale(t.Scale)
+		if (predicate.Decimal{Unscaled: u, Scale: t.Scale}).Rescale(dd.Scale).Cmp(dd.Rescale(dd.Scale)) != 0 {
 			return nil, false
 		}
 		return predicate.Decimal{Unscaled: u, Scale: t.Scale}, true

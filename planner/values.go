@@ -279,7 +279,7 @@ func appendValue(b array.Builder, v any) error {
 	case *array.Decimal128Builder:
 		d := v.(predicate.Decimal)
 		want := int(bb.Type().(*arrow.Decimal128Type).Scale)
-		u := rescale(d, want)
+		u := d.Rescale(want)
 		if u.BitLen() > 127 {
 			return paimon.Errorf(catalog.ErrInvalid, "decimal %s overflows %s", d, bb.Type())
 		}
@@ -293,19 +293,6 @@ func appendValue(b array.Builder, v any) error {
 }
 
 // rescale returns d's unscaled value at scale s (truncating when s is smaller).
-func rescale(d predicate.Decimal, s int) *big.Int {
-	u := d.Unscaled
-	if u == nil {
-		u = new(big.Int)
-	}
-	switch {
-	case s > d.Scale:
-		return new(big.Int).Mul(u, pow10(s-d.Scale))
-	case s < d.Scale:
-		return new(big.Int).Quo(u, pow10(d.Scale-s))
-	}
-	return u
-}
 
 func pow10(n int) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil) }
 

@@ -13,7 +13,6 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
-	"math/big"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -391,7 +390,7 @@ func AppendValue(b array.Builder, v any) error {
 			return bad()
 		}
 		dt := x.Type().(*arrow.Decimal128Type)
-		u := rescale(d, int(dt.Scale))
+		u := d.Rescale(int(dt.Scale))
 		if u.BitLen() > 127 {
 			return fmt.Errorf("decimal %s overflows %s", d, dt)
 		}
@@ -467,18 +466,4 @@ func toFloat(v any) (float64, bool) {
 		return float64(f), true
 	}
 	return 0, false
-}
-
-func rescale(d predicate.Decimal, scale int) *big.Int {
-	u := d.Unscaled
-	if u == nil {
-		u = new(big.Int)
-	}
-	if d.Scale == scale {
-		return u
-	}
-	if d.Scale < scale {
-		return new(big.Int).Mul(u, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale-d.Scale)), nil))
-	}
-	return new(big.Int).Quo(u, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d.Scale-scale)), nil))
 }

@@ -93,6 +93,22 @@ func (d Decimal) String() string {
 	return r.FloatString(d.Scale)
 }
 
+// Rescale returns the unscaled value at another scale, truncating toward
+// zero when the scale shrinks.
+func (d Decimal) Rescale(scale int) *big.Int {
+	u := d.Unscaled
+	if u == nil {
+		u = new(big.Int)
+	}
+	switch {
+	case scale > d.Scale:
+		return new(big.Int).Mul(u, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale-d.Scale)), nil))
+	case scale < d.Scale:
+		return new(big.Int).Quo(u, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d.Scale-scale)), nil))
+	}
+	return u
+}
+
 // Cmp compares two decimals exactly, whatever their scales.
 func (d Decimal) Cmp(o Decimal) int {
 	a, b := d.Unscaled, o.Unscaled
