@@ -1,0 +1,187 @@
+// Package bufpool is an Arrow memory.Allocator that recycles large buffers.
+//
+// A full scan materialises about 200 bytes of Arrow data per row; with a
+// fresh Go allocation per buffer, zeroing new memory and the garbage
+// collector's work on it cost a quarter of the scan's CPU time
+// (docs/benchmarks.md). A scan's batches have the same shapes over and over,
+// so buffers released by the consumer can serve the next batches instead.
+//
+// Pool keeps freed buffers of at least MinPooled bytes in power-of-two size
+// classes, up to an idle budget, and hands them out again zeroed (the
+// memory.Allocator contract arrow-go code relies on). Smaller buffers go to
+// the base allocator. A Pool is safe for concurrent use. Buffers allocated
+// by a Pool may be freed after Close; Close returns the idle buffers to the
+// base allocator, so a Pool over a checked allocator leaks nothing once
+// every buffer it handed out has been freed.
+package bufpool
+
+import (
+	"math/bits"
+	"sync"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+const (
+	// MinPooled is the smallest request served from the pool.
+	MinPooled = 32 << 10
+	// maxClass is the largest size class (log2): 256 MiB.
+	maxClass  = 28
+	alignment = 64
+)
+
+// Pool recycles buffers of at least MinPooled bytes.
+type Pool struct {
+	base   memory.Allocator
+	mu     sync.Mutex
+	free   [maxClass + 1][][]byte
+	idle   int // bytes held in free lists
+	budget int
+	closed bool
+	// raw maps the first byte of an aligned class buffer to the base
+	// allocation it came from, for buffers of a non-Go base allocator.
+	raw map[*byte][]byte
+	st  Stats
+}
+
+// Stats count pool traffic.
+type Stats struct {
+	Hits, Misses, Dropped int64
+}
+
+// New returns a pool over base (memory.DefaultAllocator when nil) that keeps
+// at most idleBudget bytes of freed buffers.
+func New(base memory.Allocator, idleBudget int) *Pool {
+	if base == nil {
+		base = memory.DefaultAllocator
+	}
+	return &Pool{base: base, budget: idleBudget, raw: map[*byte][]byte{}}
+}
+
+// Stats returns the pool's counters.
+func (p *Pool) Stats() Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.st
+}
+
+func class(n int) int {
+	return bits.Len(uint(n - 1))
+}
+
+// Allocate implements memory.Allocator: the buffer is zeroed and 64-byte aligned.
+func (p *Pool) Allocate(size int) []byte {
+	if size < MinPooled {
+		return p.base.Allocate(size)
+	}
+	c := class(size)
+	if c > maxClass {
+		return p.base.Allocate(size)
+	}
+	p.mu.Lock()
+	if l := p.free[c]; len(l) > 0 {
+		b := l[len(l)-1]
+		p.free[c] = l[:len(l)-1]
+		p.idle -= cap(b)
+		p.st.Hits++
+		p.mu.Unlock()
+		b = b[:size]
+		clear(b)
+		return b
+	}
+	p.st.Misses++
+	p.mu.Unlock()
+	return p.fresh(c, size)
+}
+
+// fresh allocates a class-c buffer from the base allocator, aligned, with
+// cap exactly 1<<c so Free can recognise it.
+func (p *Pool) fresh(c, size int) []byte {
+	n := 1 << c
+	raw := p.base.Allocate(n + alignment)
+	addr := uintptr(unsafe.Pointer(unsafe.SliceData(raw)))
+	shift := int((alignment - addr%alignment) % alignment)
+	b := raw[shift : shift+size : shift+n]
+	p.mu.Lock()
+	p.raw[unsafe.SliceData(b)] = raw
+	p.mu.Unlock()
+	return b
+}
+
+// Reallocate implements memory.Allocator.
+func (p *Pool) Reallocate(size int, b []byte) []byte {
+	if size <= cap(b) && p.owns(b) {
+		old := len(b)
+		b = b[:size]
+		if size > old {
+			clear(b[old:])
+		}
+		return b
+	}
+	if !p.owns(b) && (size < MinPooled || class(size) > maxClass) {
+		return p.base.Reallocate(size, b)
+	}
+	nb := p.Allocate(size)
+	copy(nb, b)
+	p.Free(b)
+	return nb
+}
+
+func (p *Pool) owns(b []byte) bool {
+	if cap(b) < MinPooled || cap(b)&(cap(b)-1) != 0 {
+		return false
+	}
+	p.mu.Lock()
+	_, ok := p.raw[unsafe.SliceData(b)]
+	p.mu.Unlock()
+	return ok
+}
+
+// Free implements memory.Allocator.
+func (p *Pool) Free(b []byte) {
+	if cap(b) < MinPooled || cap(b)&(cap(b)-1) != 0 {
+		p.base.Free(b)
+		return
+	}
+	p.mu.Lock()
+	raw, ok := p.raw[unsafe.SliceData(b)]
+	if !ok {
+		p.mu.Unlock()
+		p.base.Free(b)
+		return
+	}
+	if !p.closed && p.idle+cap(b) <= p.budget {
+		c := class(cap(b))
+		p.free[c] = append(p.free[c], b[:0])
+		p.idle += cap(b)
+		p.mu.Unlock()
+		return
+	}
+	delete(p.raw, unsafe.SliceData(b))
+	p.st.Dropped++
+	p.mu.Unlock()
+	p.base.Free(raw)
+}
+
+// Close returns the idle buffers to the base allocator; buffers still in
+// use go back to it when freed.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	p.closed = true
+	var raws [][]byte
+	for c := range p.free {
+		for _, b := range p.free[c] {
+			raws = append(raws, p.raw[unsafe.SliceData(b[:1])])
+			delete(p.raw, unsafe.SliceData(b[:1]))
+		}
+		p.free[c] = nil
+	}
+	p.idle = 0
+	p.mu.Unlock()
+	for _, r := range raws {
+		p.base.Free(r)
+	}
+}
+
+var _ memory.Allocator = (*Pool)(nil)

@@ -1,0 +1,93 @@
+package bufpool
+
+import (
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+func TestReuseZeroedAligned(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	p := New(mem, 1<<30)
+	b := p.Allocate(100_000)
+	if len(b) != 100_000 || cap(b) != 1<<17 {
+		t.Fatalf("len %d cap %d", len(b), cap(b))
+	}
+	for i := range b {
+		b[i] = 0xff
+	}
+	p.Free(b)
+	c := p.Allocate(70_000)
+	if &c[0] != &b[0] {
+		t.Fatalf("buffer of the same class not reused")
+	}
+	for i, v := range c {
+		if v != 0 {
+			t.Fatalf("reused buffer not zeroed at %d", i)
+		}
+	}
+	if uintptr(unsafeAddr(c))%alignment != 0 {
+		t.Fatalf("not aligned")
+	}
+	c = p.Reallocate(120_000, c) // same class: in place, tail zeroed
+	if &c[0] != &b[0] || len(c) != 120_000 || c[119_999] != 0 {
+		t.Fatalf("in-place reallocate failed")
+	}
+	c[0] = 7
+	d := p.Reallocate(300_000, c) // grows class: copies
+	if d[0] != 7 || len(d) != 300_000 {
+		t.Fatalf("grow reallocate failed")
+	}
+	small := p.Allocate(100) // below MinPooled: base
+	p.Free(small)
+	p.Free(d)
+	if st := p.Stats(); st.Hits != 1 || st.Misses != 2 {
+		t.Fatalf("stats %+v", st)
+	}
+	p.Close()
+	mem.AssertSize(t, 0)
+}
+
+func TestBudgetAndClose(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	p := New(mem, 1<<17) // one 128 KiB buffer idle at most
+	a, b := p.Allocate(1<<17), p.Allocate(1<<17)
+	p.Free(a)
+	p.Free(b) // over budget: back to base
+	if st := p.Stats(); st.Dropped != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	inUse := p.Allocate(1 << 17)
+	p.Close()
+	p.Free(inUse) // after Close: straight to base
+	mem.AssertSize(t, 0)
+}
+
+func TestConcurrent(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	p := New(mem, 8<<20)
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				n := MinPooled + (i*7919+g*104729)%(1<<20)
+				b := p.Allocate(n)
+				b[0], b[n-1] = byte(g), byte(i)
+				b = p.Reallocate(n+1000, b)
+				if b[0] != byte(g) || b[n-1] != byte(i) {
+					t.Errorf("data lost")
+				}
+				p.Free(b)
+			}
+		}(g)
+	}
+	wg.Wait()
+	p.Close()
+	mem.AssertSize(t, 0)
+}
+
+func unsafeAddr(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
