@@ -40,7 +40,15 @@ type FS struct {
 	options map[string]string
 	sys     SystemTables
 	deflt   string
+	optErr  error // a bad catalog option, reported when a table is opened
 }
+
+// ManifestCacheOption is the catalog option setting the budget of the
+// process-wide manifest cache (paimon.DefaultManifestCache) used when
+// planning, as a Paimon memory size ("256 mb"); "0" disables the cache. The
+// cache is shared by every catalog of the process: the last catalog opened
+// with the option sets it.
+const ManifestCacheOption = "cache.manifest.max-memory"
 
 // FSOption configures an FS catalog.
 type FSOption func(*FS)
@@ -68,6 +76,13 @@ func NewFS(io fileio.FileIO, root string, opts ...FSOption) *FS {
 	c := &FS{io: io, root: root, options: map[string]string{}, deflt: DefaultDatabaseName}
 	for _, o := range opts {
 		o(c)
+	}
+	if v, ok := c.options[ManifestCacheOption]; ok {
+		if n, err := paimon.ParseMemorySize(v); err != nil {
+			c.optErr = paimon.Errorf(ErrInvalid, "catalog option %s: %v", ManifestCacheOption, err)
+		} else {
+			paimon.DefaultManifestCache().SetMaxBytes(n)
+		}
 	}
 	return c
 }
@@ -219,6 +234,9 @@ func (c *FS) OpenDataTable(ctx context.Context, db, table, branch string) (*Data
 }
 
 func (c *FS) openDataTable(ctx context.Context, db, table, branch string) (*DataTable, error) {
+	if c.optErr != nil {
+		return nil, c.optErr
+	}
 	p := c.TablePath(db, table)
 	ok, err := c.io.Exists(ctx, path.Join(p, "schema"))
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"sync"
 )
 
@@ -111,6 +112,25 @@ type FileSetOptions struct {
 	SkipIndex bool
 	// Parallelism bounds concurrent manifest reads (default 8).
 	Parallelism int
+	// Cache is the manifest cache to read through; nil uses
+	// DefaultManifestCache(). A cache with a zero budget is not used.
+	Cache *ManifestCache
+	// NoCache reads every manifest from its file, bypassing the cache.
+	NoCache bool
+}
+
+func (o *FileSetOptions) cache() *ManifestCache {
+	if o.NoCache {
+		return nil
+	}
+	c := o.Cache
+	if c == nil {
+		c = DefaultManifestCache()
+	}
+	if !c.enabled() {
+		return nil
+	}
+	return c
 }
 
 // FileSet is the live content of a snapshot (spec §10.1).
@@ -125,8 +145,15 @@ type FileSet struct {
 	Entries []ManifestEntry
 	// IndexEntries is the content of the snapshot's index manifest (full state).
 	IndexEntries []IndexManifestEntry
-	// EntriesRead counts entries read from manifests (before merging).
+	// EntriesRead counts the entries of the manifests read (not pruned by
+	// ManifestFilter), before partition filtering and merging. A manifest
+	// served from the manifest cache counts all its entries too, although only
+	// those of partitions PartitionFilter accepts are touched, so the figure
+	// is the same whether the cache was warm or cold.
 	EntriesRead int
+	// ManifestsCached is the number of manifests read that were served from
+	// the manifest cache instead of their files.
+	ManifestsCached int
 	// PartitionSkipped is the number of live files PartitionFilter dropped:
 	// ADD entries minus DELETE entries it skipped (they pair up within a
 	// partition, so this counts the live files of rejected partitions).
@@ -158,7 +185,7 @@ func (t *Table) ReadFileSet(ctx context.Context, snap *Snapshot, opts *FileSetOp
 		}
 		fsOut.Manifests = append(fsOut.Manifests, metas...)
 	}
-	entries, pruned, n, err := t.readManifests(ctx, fsOut.Manifests, format, opts, &fsOut.PartitionSkipped)
+	entries, pruned, n, err := t.readManifests(ctx, fsOut.Manifests, format, opts, &fsOut.PartitionSkipped, &fsOut.ManifestsCached)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +234,7 @@ func (t *Table) readListEntries(ctx context.Context, snap *Snapshot, list string
 	if err != nil {
 		return nil, err
 	}
-	entries, _, _, err := t.readManifests(ctx, metas, format, opts, new(int))
+	entries, _, _, err := t.readManifests(ctx, metas, format, opts, new(int), new(int))
 	if err != nil {
 		return nil, err
 	}
@@ -220,8 +247,20 @@ func (t *Table) readListEntries(ctx context.Context, snap *Snapshot, list string
 
 // readManifests reads the manifests (in parallel) and returns their filtered
 // entries per manifest, in list order.
-func (t *Table) readManifests(ctx context.Context, metas []ManifestFileMeta, format string, opts *FileSetOptions, partSkipped *int) ([][]ManifestEntry, []bool, int, error) {
+func (t *Table) readManifests(ctx context.Context, metas []ManifestFileMeta, format string, opts *FileSetOptions, partSkipped, cachedHits *int) ([][]ManifestEntry, []bool, int, error) {
 	var skippedMu sync.Mutex
+	cache := opts.cache()
+	var store any
+	if cache != nil {
+		var ok bool
+		if store, ok = storeIdentity(t.io); !ok {
+			cache = nil
+		}
+	}
+	keep := opts.PartitionFilter
+	if cache != nil && keep != nil {
+		keep = memoPartitionFilter(keep)
+	}
 	pruned := make([]bool, len(metas))
 	for i := range metas {
 		if opts.ManifestFilter != nil {
@@ -256,6 +295,39 @@ func (t *Table) readManifests(ctx context.Context, metas []ManifestFileMeta, for
 				return
 			}
 			var es []ManifestEntry
+			if cache != nil {
+				name := t.ManifestPath(metas[i].FileName)
+				all, n, net, hit, err := t.readManifestCached(ctx, cache, makeManifestKey(store, name, format, &metas[i]), name, metas[i].FileName, format, keep)
+				if err != nil {
+					cancel(err)
+					return
+				}
+				counts[i] = n
+				skippedMu.Lock()
+				*partSkipped += net
+				if hit {
+					*cachedHits++
+				}
+				skippedMu.Unlock()
+				if opts.EntryFilter != nil {
+					kept := all[:0]
+					for j := range all {
+						filterMu.Lock()
+						ok, err := opts.EntryFilter(&all[j])
+						filterMu.Unlock()
+						if err != nil {
+							cancel(err)
+							return
+						}
+						if ok {
+							kept = append(kept, all[j])
+						}
+					}
+					all = kept
+				}
+				out[i] = all
+				return
+			}
 			each := t.EachManifestEntry
 			if opts.PartitionFilter != nil {
 				each = func(ctx context.Context, name, format string, fn func(ManifestEntry) error) error {
@@ -307,6 +379,59 @@ func (t *Table) readManifests(ctx context.Context, metas []ManifestFileMeta, for
 		n += c
 	}
 	return out, pruned, n, nil
+}
+
+// readManifestCached reads one manifest through the cache: a hit touches only
+// the entries of partitions keep accepts; a miss decodes the file (skipping
+// rejected partitions' records as DecodeManifestPruned does) and caches it.
+// It returns the accepted entries (the caller's to modify) in file order, the
+// manifest's entry count, the net count of skipped entries and whether it was
+// a hit.
+func (t *Table) readManifestCached(ctx context.Context, c *ManifestCache, key manifestKey, path, name, format string, keep func([]byte) bool) ([]ManifestEntry, int, int, bool, error) {
+	if cm := c.lookup(key); cm != nil {
+		es, net, err := c.collect(cm, path, keep)
+		return es, cm.n, net, true, err
+	}
+	b, err := t.readManifestBytes(ctx, name)
+	if err != nil {
+		return nil, 0, 0, false, err
+	}
+	switch strings.ToLower(format) {
+	case "", "avro":
+		cm, es, net, err := buildAvroManifest(key, path, b, keep)
+		if err != nil {
+			return nil, 0, 0, false, err
+		}
+		c.insert(cm)
+		return es, cm.n, net, false, nil
+	}
+	cm, err := buildDecodedManifest(key, path, b, format)
+	if err != nil {
+		return nil, 0, 0, false, err
+	}
+	c.insert(cm)
+	es, net, err := c.collect(cm, path, keep)
+	return es, cm.n, net, false, err
+}
+
+// memoPartitionFilter asks keep once per distinct partition (safe for
+// concurrent use, as keep must be; lookups share a read lock).
+func memoPartitionFilter(keep func([]byte) bool) func([]byte) bool {
+	var mu sync.RWMutex
+	seen := map[string]bool{}
+	return func(p []byte) bool {
+		mu.RLock()
+		ok, hit := seen[string(p)]
+		mu.RUnlock()
+		if hit {
+			return ok
+		}
+		ok = keep(p)
+		mu.Lock()
+		seen[string(p)] = ok
+		mu.Unlock()
+		return ok
+	}
 }
 
 // MergeEntries folds ADD/DELETE entries by file identity (FileEntry.mergeEntries):

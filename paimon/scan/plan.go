@@ -73,6 +73,10 @@ type Plan struct {
 	Snapshot *paimon.Snapshot
 	Splits   []Split
 	Stats    Stats
+	// ManifestsCached is the number of manifests (of those not pruned) served
+	// from the manifest cache (paimon.DefaultManifestCache) instead of their
+	// files; the Stats are the same either way.
+	ManifestsCached int
 }
 
 // RowCount returns the number of rows the plan returns and whether that is
@@ -117,6 +121,7 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 		return nil, err
 	}
 	p.Stats.ManifestsTotal = len(fs.Manifests)
+	p.ManifestsCached = fs.ManifestsCached
 	for _, pr := range fs.Pruned {
 		if pr {
 			p.Stats.ManifestsPruned++

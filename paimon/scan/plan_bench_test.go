@@ -3,7 +3,9 @@ package scan_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/binrow"
@@ -17,10 +19,13 @@ import (
 const planDays = 365
 
 // buildPlanTable writes a metadata-only table of nFiles data files spread
-// over 365 daily partitions × 4 buckets, one manifest per 100 files in
-// partition order (as daily commits produce). Planning never opens data
-// files, so none are written.
-func buildPlanTable(b *testing.B, nFiles int) *paimon.Table {
+// over 365 daily partitions × 4 buckets. Clustered: one manifest per 100
+// files in partition order (as daily commits produce). Spanning: files in
+// rounds of every (day, bucket), as commits writing every partition produce,
+// in manifests of up to 20,000 entries (as manifest merges produce), so
+// every manifest spans (almost) every partition and partition statistics
+// prune none. Planning never opens data files, so none are written.
+func buildPlanTable(b *testing.B, nFiles int, spanning bool) *paimon.Table {
 	ctx := context.Background()
 	fio, err := fileio.NewLocal(b.TempDir())
 	if err != nil {
@@ -39,17 +44,23 @@ func buildPlanTable(b *testing.B, nFiles int) *paimon.Table {
 	stat := []types.DataType{types.NewInt(), types.NewBigInt()}
 	mopts := paimon.ManifestWriteOptions{}
 	var metas []paimon.ManifestFileMeta
-	const perManifest = 100
+	perManifest := 100
+	if spanning {
+		perManifest = 20_000
+	}
 	zero := int64(0)
 	for m := 0; m*perManifest < nFiles; m++ {
 		var entries []paimon.ManifestEntry
 		lo, hi := -1, -1
 		for i := m * perManifest; i < min((m+1)*perManifest, nFiles); i++ {
 			d := i * planDays / nFiles
-			if lo < 0 {
+			if spanning {
+				d = (i / 4) % planDays
+			}
+			if lo < 0 || d < lo {
 				lo = d
 			}
-			hi = d
+			hi = max(hi, d)
 			pb, err := binrow.Serialize(part, []any{int64(d)})
 			if err != nil {
 				b.Fatal(err)
@@ -103,7 +114,7 @@ func buildPlanTable(b *testing.B, nFiles int) *paimon.Table {
 func BenchmarkPlan(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range []int{1_000, 10_000, 100_000} {
-		t := buildPlanTable(b, n)
+		t := buildPlanTable(b, n, false)
 		sc, err := t.LatestSchema(ctx)
 		if err != nil {
 			b.Fatal(err)
@@ -135,4 +146,113 @@ func BenchmarkPlan(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkPlanSpanning measures planning one day of 365 (and all files) on
+// tables whose merged manifests span every partition, at ~1k/10k/100k files:
+// nocache = reading every surviving manifest file (the manifest cache
+// disabled), cold = the same with the cache filling (cleared before each
+// run), warm = served from the process-wide manifest cache.
+func BenchmarkPlanSpanning(b *testing.B) {
+	ctx := context.Background()
+	cache := paimon.DefaultManifestCache()
+	defer cache.SetMaxBytes(cache.MaxBytes())
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		t := buildPlanTable(b, n, true)
+		sc, err := t.LatestSchema(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		dt, _ := sc.FieldByName("dt")
+		day := &predicate.Leaf{Column: "dt", FieldID: dt.ID, Type: dt.Type, Op: predicate.Eq, Literals: []any{int64(200)}}
+		for _, q := range []struct {
+			name   string
+			filter predicate.Predicate
+		}{{"1day", day}, {"full", nil}} {
+			b.Run(fmt.Sprintf("files=%d/%s/paired", n, q.name), func(b *testing.B) {
+				benchPlanPaired(b, t, q.filter)
+			})
+			for _, mode := range []string{"nocache", "cold", "warm"} {
+				b.Run(fmt.Sprintf("files=%d/%s/%s", n, q.name, mode), func(b *testing.B) {
+					cache.Clear()
+					budget := paimon.DefaultManifestCacheBytes
+					if mode == "nocache" {
+						budget = 0
+					}
+					cache.SetMaxBytes(budget)
+					plan := func() *scan.Plan {
+						s, err := scan.New(ctx, t, scan.Options{Filter: q.filter})
+						if err != nil {
+							b.Fatal(err)
+						}
+						p, err := s.Plan(ctx)
+						if err != nil {
+							b.Fatal(err)
+						}
+						return p
+					}
+					if mode == "warm" {
+						plan()
+					}
+					var p *scan.Plan
+					b.ResetTimer()
+					for i := 0; i < b.N; i++ {
+						if mode == "cold" {
+							b.StopTimer()
+							cache.Clear()
+							b.StartTimer()
+						}
+						p = plan()
+					}
+					b.StopTimer()
+					if mode == "warm" && p.ManifestsCached != p.Stats.ManifestsTotal-p.Stats.ManifestsPruned {
+						b.Fatalf("warm plan read %d of %d manifests from the cache", p.ManifestsCached, p.Stats.ManifestsTotal)
+					}
+					b.ReportMetric(float64(len(p.Splits)), "splits")
+					b.ReportMetric(float64(p.Stats.ManifestsTotal), "manifests")
+					b.ReportMetric(float64(cache.Stats().Bytes)/(1<<20), "cacheMiB")
+				})
+			}
+		}
+	}
+}
+
+// benchPlanPaired runs nocache, cold and warm planning back to back in each
+// iteration, alternating the order of nocache and cold (so a loaded machine
+// slows all three alike), and reports the median of each in ms.
+func benchPlanPaired(b *testing.B, t *paimon.Table, filter predicate.Predicate) {
+	ctx := context.Background()
+	cache := paimon.DefaultManifestCache()
+	plan := func(budget int64, clear bool) time.Duration {
+		cache.SetMaxBytes(budget)
+		if clear {
+			cache.Clear()
+		}
+		start := time.Now()
+		s, err := scan.New(ctx, t, scan.Options{Filter: filter})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Plan(ctx); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	var nocache, cold, warm []float64
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	for i := 0; i < b.N; i++ {
+		if i%2 == 0 { // alternate the order of nocache and cold
+			nocache = append(nocache, ms(plan(0, true)))
+		}
+		cold = append(cold, ms(plan(paimon.DefaultManifestCacheBytes, true)))
+		warm = append(warm, ms(plan(paimon.DefaultManifestCacheBytes, false)))
+		if i%2 == 1 {
+			nocache = append(nocache, ms(plan(0, true)))
+		}
+	}
+	med := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
+	b.ReportMetric(med(nocache), "nocache-ms")
+	b.ReportMetric(med(cold), "cold-ms")
+	b.ReportMetric(med(warm), "warm-ms")
+	b.ReportMetric(0, "ns/op")
 }

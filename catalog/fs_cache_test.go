@@ -1,0 +1,38 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
+)
+
+// The cache.manifest.max-memory catalog option sets the process-wide
+// manifest cache budget; a bad value fails table opens naming the option.
+func TestManifestCacheOption(t *testing.T) {
+	c := paimon.DefaultManifestCache()
+	defer c.SetMaxBytes(c.MaxBytes())
+	io, err := fileio.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	NewFS(io, ".", WithCatalogOptions(map[string]string{ManifestCacheOption: "64 mb"}))
+	if got := c.MaxBytes(); got != 64<<20 {
+		t.Fatalf("budget %d, want 64 MiB", got)
+	}
+	NewFS(io, ".", WithCatalogOptions(map[string]string{ManifestCacheOption: "0"}))
+	if got := c.MaxBytes(); got != 0 {
+		t.Fatalf("budget %d, want 0 (disabled)", got)
+	}
+	bad := NewFS(io, ".", WithCatalogOptions(map[string]string{ManifestCacheOption: "lots"}))
+	if got := c.MaxBytes(); got != 0 {
+		t.Fatalf("bad value changed the budget to %d", got)
+	}
+	_, err = bad.OpenDataTable(context.Background(), "default", "t", "")
+	if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), ManifestCacheOption) {
+		t.Fatalf("bad option: %v", err)
+	}
+}
