@@ -21,6 +21,7 @@ import (
 	pgo "github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
 
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
 )
 
@@ -198,6 +199,137 @@ func BenchmarkRead(b *testing.B) {
 			reportRates(b, cpu0)
 		})
 	}
+}
+
+// BenchmarkFastPath compares the parquet-go fast path with the pqarrow
+// path (ReadOptions.DisableFastPath) in the same run on the lineitem-like
+// file: all 16 columns, 2 columns, and a 1% filter on a non-clustered int
+// column (l_partkey < 2000) returning all 16 columns. ns/row is per file row.
+// PAIMON_BENCH_PARQUET=/path/to/file.parquet runs the full/narrow shapes on
+// another file (its first and 6th top-level columns for narrow).
+// Run: go test -run '^$' -bench FastPath -benchtime 3x ./paimon/format/
+func BenchmarkFastPath(b *testing.B) {
+	partkey := lineitem[1]
+	filter := &predicate.Leaf{Column: partkey.Name, FieldID: partkey.ID, Type: partkey.Type, Op: predicate.Lt,
+		Literals: []predicate.Literal{int64(2000)}}
+	shapes := []struct {
+		name     string
+		fields   []types.DataField
+		filter   predicate.Predicate
+		parallel bool
+	}{
+		{"full", lineitem, nil, false},
+		{"full-parallel", lineitem, nil, true},
+		{"narrow", []types.DataField{lineitem[0], lineitem[5]}, nil, false},
+		{"filter1pct", lineitem, filter, false},
+	}
+	open := func(b *testing.B) (DataFile, int64) {
+		if p := os.Getenv("PAIMON_BENCH_PARQUET"); p != "" {
+			fh, err := os.Open(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { fh.Close() })
+			st, _ := fh.Stat()
+			df, err := Open(fh, st.Size(), filepath.Base(p), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return df, df.NumRows()
+		}
+		fh, size := benchOpen(b)
+		df, err := Open(fh, size, "lineitem.parquet", lineitem)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return df, benchRows
+	}
+	for _, sh := range shapes {
+		for _, path := range []string{"fast", "pqarrow"} {
+			b.Run(sh.name+"/"+path, func(b *testing.B) {
+				df, rows := open(b)
+				fields := sh.fields
+				if os.Getenv("PAIMON_BENCH_PARQUET") != "" {
+					if sh.filter != nil {
+						b.Skip("filter shape needs the generated file")
+					}
+					fields = externalFields(b, df, sh.name == "narrow")
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				cpu0 := cpuTime()
+				var out int64
+				for range b.N {
+					rr, err := df.Read(context.Background(), ReadOptions{Fields: fields, Filter: sh.filter,
+						Parallel: sh.parallel, DisableFastPath: path == "pqarrow"})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, fast := rr.(*fastReader); fast != (path == "fast") {
+						b.Fatalf("fast path taken: %v", fast)
+					}
+					out = 0
+					for rr.Next() {
+						out += rr.RecordBatch().NumRows()
+					}
+					if rr.Err() != nil {
+						b.Fatal(rr.Err())
+					}
+					rr.Release()
+				}
+				cpu := cpuTime() - cpu0
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(rows)/float64(b.N), "ns/row")
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(rows)/float64(b.N), "cpu-ns/row")
+				b.ReportMetric(float64(out), "rows-out")
+			})
+		}
+	}
+}
+
+// externalFields derives Paimon fields from the top-level columns of a
+// file (by name, as Open with nil file fields resolves them).
+func externalFields(b *testing.B, df DataFile, narrow bool) []types.DataField {
+	pf, ok := df.(*ParquetFile)
+	if !ok {
+		b.Skip("not a parquet file")
+	}
+	st, err := pf.fastPlan()
+	if err != nil {
+		b.Fatal(err)
+	}
+	root := pf.rdr.MetaData().Schema.Root()
+	var out []types.DataField
+	for i := 0; i < root.NumFields(); i++ {
+		fc := st.cols[i]
+		if fc == nil {
+			continue
+		}
+		var t types.DataType
+		switch at := fc.typ.(type) {
+		case *arrow.Int64Type:
+			t = types.NewBigInt()
+		case *arrow.Int32Type:
+			t = types.NewInt()
+		case *arrow.Decimal128Type:
+			t = types.NewDecimal(int(at.Precision), int(at.Scale))
+		case *arrow.StringType:
+			t = types.NewString()
+		case *arrow.Date32Type:
+			t = types.NewDate()
+		case *arrow.Float64Type:
+			t = types.NewDouble()
+		default:
+			continue
+		}
+		if root.Field(i).Name() == "_VALUE_KIND" || root.Field(i).Name() == "_SEQUENCE_NUMBER" {
+			continue
+		}
+		out = append(out, types.DataField{ID: 1000 + i, Name: root.Field(i).Name(), Type: t})
+	}
+	if narrow && len(out) > 6 {
+		return []types.DataField{out[0], out[5]}
+	}
+	return out
 }
 
 // readParquetGo decodes the projected flat columns of every row group with

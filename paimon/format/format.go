@@ -68,6 +68,41 @@ type ReadOptions struct {
 	Parallel bool
 	// Allocator for the Arrow buffers (memory.DefaultAllocator when nil).
 	Allocator memory.Allocator
+
+	// Filter, when non-nil, keeps only the rows for which the predicate is
+	// TRUE (SQL three-valued logic, as predicate.EvalArrow). Every column it
+	// refers to must be one of Fields (matched by field id, else by name);
+	// Read returns an error otherwise. The Parquet fast path decodes the
+	// filter's columns first and materialises the other columns only for
+	// the selected rows.
+	Filter predicate.Predicate
+	// Deleted, when non-nil, drops the rows whose file positions it reports
+	// (a deletion vector). It is applied before Filter.
+	//
+	// With Filter or Deleted set, batches hold only surviving rows, a range
+	// with no surviving row yields no batch, and FirstRow is the file
+	// position of the first row of the range the batch was cut from (the
+	// rows are no longer consecutive); the readers of this package also
+	// implement RowPositioner to give each row's position.
+	Deleted RowDeleter
+
+	// DisableFastPath makes Parquet reads use arrow-go pqarrow for every
+	// column instead of the parquet-go page decoder for flat columns.
+	DisableFastPath bool
+}
+
+// RowDeleter reports deleted row positions of a data file (0-based,
+// counting all row groups), e.g. a Paimon deletion vector.
+type RowDeleter interface {
+	IsDeleted(pos int64) bool
+}
+
+// RowPositioner is implemented by the RecordReaders of this package.
+// RowPositions returns the file positions of the current batch's rows when
+// Filter or Deleted dropped rows from its range (ascending; valid until the
+// next Next), or nil when the rows are consecutive from FirstRow.
+type RowPositioner interface {
+	RowPositions() []int64
 }
 
 // RecordReader streams the batches of one Read. It follows
@@ -84,7 +119,9 @@ type RecordReader interface {
 	RecordBatch() arrow.RecordBatch
 	// FirstRow is the position in the file (0-based, counting all row
 	// groups) of the current batch's first row; rows of a batch are
-	// consecutive. Deletion vectors use these positions.
+	// consecutive. Deletion vectors use these positions. With
+	// ReadOptions.Filter or Deleted set, it is the position of the first
+	// row of the range the batch was cut from (see ReadOptions.Deleted).
 	FirstRow() int64
 	// Err is the error that stopped Next, or nil. Errors name the file.
 	Err() error
@@ -116,6 +153,7 @@ type batchCursor struct {
 	schema *arrow.Schema
 	cur    arrow.RecordBatch
 	first  int64
+	rowPos []int64 // row positions when rows were dropped (RowPositioner)
 	err    error
 	done   bool
 }
@@ -123,6 +161,7 @@ type batchCursor struct {
 func (c *batchCursor) Schema() *arrow.Schema          { return c.schema }
 func (c *batchCursor) RecordBatch() arrow.RecordBatch { return c.cur }
 func (c *batchCursor) FirstRow() int64                { return c.first }
+func (c *batchCursor) RowPositions() []int64          { return c.rowPos }
 func (c *batchCursor) Err() error                     { return c.err }
 
 // dropCurrent releases the current batch.
@@ -131,6 +170,7 @@ func (c *batchCursor) dropCurrent() {
 		c.cur.Release()
 		c.cur = nil
 	}
+	c.rowPos = nil
 }
 
 // advance starts a Next: it drops the current batch and reports whether

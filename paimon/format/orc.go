@@ -184,6 +184,9 @@ func (f *ORCFile) Read(ctx context.Context, opts ReadOptions) (_ RecordReader, e
 			tops = append(tops, c.top)
 		}
 	}
+	if _, err := filterColumns(opts.Filter, opts.Fields); err != nil {
+		return nil, fmt.Errorf("read orc file %s: %w", f.name, err)
+	}
 	r := &orcReader{
 		ctx:         ctx,
 		f:           f,
@@ -193,6 +196,8 @@ func (f *ORCFile) Read(ctx context.Context, opts ReadOptions) (_ RecordReader, e
 		stripes:     stripes,
 		batch:       int64(batch),
 		colIdx:      make(map[int]int, len(tops)),
+		filter:      opts.Filter,
+		deleted:     opts.Deleted,
 	}
 	for k, top := range tops {
 		r.colIdx[top] = k
@@ -216,6 +221,8 @@ type orcReader struct {
 	stripes []int       // stripes left (row-only mode)
 	batch   int64
 	rr      *orc.RecordReader
+	filter  predicate.Predicate
+	deleted RowDeleter
 
 	pos int64 // row-only mode: next row position; -1 before a stripe
 	end int64
@@ -230,7 +237,20 @@ func (r *orcReader) Release() {
 	r.done = true
 }
 
-func (r *orcReader) Next() (ok bool) {
+// Next implements RecordReader: batches whose rows are all dropped by
+// Filter/Deleted are skipped.
+func (r *orcReader) Next() bool {
+	for {
+		if !r.next1() {
+			return false
+		}
+		if r.cur != nil {
+			return true
+		}
+	}
+}
+
+func (r *orcReader) next1() (ok bool) {
 	if !r.advance() {
 		return false
 	}
@@ -296,9 +316,20 @@ func (r *orcReader) emit(rec arrow.RecordBatch, first, n int64) bool {
 		}
 		out[i] = a
 	}
-	r.cur = array.NewRecordBatch(r.schema, out, n)
 	r.first = first
 	r.pos = first + n
+	full := array.NewRecordBatch(r.schema, out, n)
+	if r.filter == nil && r.deleted == nil {
+		r.cur = full
+		return true
+	}
+	defer full.Release()
+	sel, pos, err := selectRows(r.ctx, r.mem, full, first, r.filter, r.deleted)
+	if err != nil {
+		r.err = fmt.Errorf("read orc file %s: %w", r.f.name, err)
+		return false
+	}
+	r.cur, r.rowPos = sel, pos // cur nil when no row survives: Next goes on
 	return true
 }
 

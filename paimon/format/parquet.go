@@ -31,6 +31,10 @@ type ParquetFile struct {
 	topByID    map[int]int    // top-level Parquet field_id → index
 	leaves     [][]int        // per top-level field: its leaf column indices
 	rgStart    []int64        // file row position of each row group's first row
+
+	ra   io.ReaderAt // the file's bytes, for the parquet-go fast path
+	size int64
+	fast fastState // built on first use (parquet_fast.go)
 }
 
 // readBufferSize is the read buffer of each column chunk being decoded.
@@ -63,6 +67,8 @@ func OpenParquet(r io.ReaderAt, size int64, name string, fileFields []types.Data
 		topByName:  make(map[string]int, root.NumFields()),
 		topByID:    make(map[int]int, root.NumFields()),
 		leaves:     make([][]int, root.NumFields()),
+		ra:         r,
+		size:       size,
 	}
 	if fileFields != nil {
 		pf.byID = make(map[int]types.DataField, len(fileFields))
@@ -223,6 +229,13 @@ func (f *ParquetFile) Read(ctx context.Context, opts ReadOptions) (_ RecordReade
 			need[c.top] = true
 		}
 	}
+	filterCols, err := filterColumns(opts.Filter, opts.Fields)
+	if err != nil {
+		return nil, fmt.Errorf("read parquet file %s: %w", f.name, err)
+	}
+	if st, ok := f.useFast(opts, cols); ok {
+		return f.newFastReader(ctx, st, opts, mem, cols, rgs, batch, filterCols), nil
+	}
 	var leaves []int
 	for top := range f.leaves {
 		if need[top] {
@@ -247,6 +260,8 @@ func (f *ParquetFile) Read(ctx context.Context, opts ReadOptions) (_ RecordReade
 		leaves:      leaves,
 		runs:        runs,
 		batch:       int64(batch),
+		filter:      opts.Filter,
+		deleted:     opts.Deleted,
 	}
 	if len(leaves) > 0 {
 		r.fr, err = pqarrow.NewFileReader(f.rdr, pqarrow.ArrowReadProperties{
@@ -272,6 +287,9 @@ type parquetReader struct {
 	batch  int64
 	fr     *pqarrow.FileReader
 
+	filter  predicate.Predicate
+	deleted RowDeleter
+
 	rr     pqarrow.RecordReader // reader of the current run
 	runEnd int64                // row position after the current run (no-column mode)
 	pos    int64                // file position of the next row
@@ -286,7 +304,20 @@ func (r *parquetReader) Release() {
 	r.done = true
 }
 
-func (r *parquetReader) Next() (ok bool) {
+// Next implements RecordReader: batches whose rows are all dropped by
+// Filter/Deleted are skipped.
+func (r *parquetReader) Next() bool {
+	for {
+		if !r.next1() {
+			return false
+		}
+		if r.cur != nil {
+			return true
+		}
+	}
+}
+
+func (r *parquetReader) next1() (ok bool) {
 	if !r.advance() {
 		return false
 	}
@@ -379,9 +410,20 @@ func (r *parquetReader) emit(rec arrow.RecordBatch, n int64) bool {
 		}
 		out[i] = a
 	}
-	r.cur = array.NewRecordBatch(r.schema, out, n)
 	r.first = r.pos
 	r.pos += n
+	full := array.NewRecordBatch(r.schema, out, n)
+	if r.filter == nil && r.deleted == nil {
+		r.cur = full
+		return true
+	}
+	defer full.Release()
+	sel, pos, err := selectRows(r.ctx, r.mem, full, r.first, r.filter, r.deleted)
+	if err != nil {
+		r.err = fmt.Errorf("read parquet file %s: %w", r.f.name, err)
+		return false
+	}
+	r.cur, r.rowPos = sel, pos // cur nil when no row survives: Next goes on
 	return true
 }
 

@@ -291,14 +291,20 @@ func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
 	if rgs != nil && len(rgs) == 0 {
 		return nil
 	}
-	rr, err := df.Read(r.ctx, format.ReadOptions{Fields: sp.scan(r.s).readCols, RowGroups: rgs, BatchSize: r.s.opts.BatchSize, Parallel: r.parallel, Allocator: r.mem})
+	// The filter and the deletion vector are applied by the format reader:
+	// the Parquet reader decodes the filter's columns first and materialises
+	// the others only for the rows that survive (late materialisation).
+	opts := format.ReadOptions{Fields: sp.scan(r.s).readCols, RowGroups: rgs, BatchSize: r.s.opts.BatchSize, Parallel: r.parallel, Allocator: r.mem, Filter: r.s.opts.Filter}
+	if dv != nil {
+		opts.Deleted = countingDeleter{dv, &r.stats.RowsDeleted}
+	}
+	rr, err := df.Read(r.ctx, opts)
 	if err != nil {
 		return err
 	}
 	defer rr.Release()
 	for rr.Next() {
-		b := rr.RecordBatch()
-		out, err := r.finishBatch(b, rr.FirstRow(), dv)
+		out, err := r.finishBatch(rr.RecordBatch(), nil)
 		if err != nil {
 			return fmt.Errorf("data file %s: %w", df.Name(), err)
 		}
@@ -309,54 +315,36 @@ func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
 	return rr.Err()
 }
 
-// finishBatch applies the deletion vector and the filter to a batch of
-// readCols and projects it to the output columns. It does not release b.
-func (r *reader) finishBatch(b arrow.RecordBatch, firstRow int64, dv deletionVector) (arrow.RecordBatch, error) {
-	n := int(b.NumRows())
-	var keep []bool
-	if dv != nil {
-		keep = make([]bool, n)
-		dropped := 0
-		for i := range keep {
-			keep[i] = !dv.IsDeleted(firstRow + int64(i))
-			if !keep[i] {
-				dropped++
-			}
-		}
-		r.stats.RowsDeleted.Add(int64(dropped))
-		if dropped == 0 {
-			keep = nil
-		}
+// countingDeleter counts the rows a deletion vector drops.
+type countingDeleter struct {
+	dv deletionVector
+	n  *atomic.Int64
+}
+
+func (c countingDeleter) IsDeleted(pos int64) bool {
+	if c.dv.IsDeleted(pos) {
+		c.n.Add(1)
+		return true
 	}
-	if r.s.opts.Filter != nil {
-		mask, err := predicate.EvalArrow(r.s.opts.Filter, b, r.mem)
-		if err != nil {
-			return nil, err
-		}
-		if keep == nil {
-			keep = make([]bool, n)
-			for i := range keep {
-				keep[i] = true
-			}
-		}
-		for i := range keep {
-			keep[i] = keep[i] && mask.Value(i)
-		}
-		mask.Release()
-	}
+	return false
+}
+
+// finishBatch applies filter (nil: none) to a batch of readCols and projects
+// it to the output columns. It does not release b.
+func (r *reader) finishBatch(b arrow.RecordBatch, filter predicate.Predicate) (arrow.RecordBatch, error) {
 	cols := make([]arrow.Array, len(r.s.outCols))
 	for i := range cols {
 		cols[i] = b.Column(i) // readCols start with outCols
 	}
-	proj := array.NewRecordBatch(r.s.out, cols, int64(n))
-	if keep == nil {
+	proj := array.NewRecordBatch(r.s.out, cols, b.NumRows())
+	if filter == nil {
 		return proj, nil
 	}
 	defer proj.Release()
-	mb := array.NewBooleanBuilder(r.mem)
-	defer mb.Release()
-	mb.AppendValues(keep, nil)
-	mask := mb.NewBooleanArray()
+	mask, err := predicate.EvalArrow(filter, b, r.mem)
+	if err != nil {
+		return nil, err
+	}
 	defer mask.Release()
 	return predicate.FilterRecord(r.ctx, r.mem, proj, mask)
 }
@@ -382,7 +370,7 @@ func (r *reader) readMergeSplit(sp *Split) error {
 	}
 	defer mr.Release()
 	for mr.Next() {
-		out, err := r.finishBatch(mr.RecordBatch(), 0, nil)
+		out, err := r.finishBatch(mr.RecordBatch(), r.s.opts.Filter)
 		if err != nil {
 			return err
 		}
@@ -424,7 +412,11 @@ func (rs *runSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 					return nil, err
 				}
 			}
-			rs.cur, err = df.Read(ctx, format.ReadOptions{Fields: rs.fields, BatchSize: rs.r.s.opts.BatchSize, Allocator: rs.r.mem})
+			opts := format.ReadOptions{Fields: rs.fields, BatchSize: rs.r.s.opts.BatchSize, Allocator: rs.r.mem}
+			if rs.dv != nil {
+				opts.Deleted = countingDeleter{rs.dv, &rs.r.stats.RowsDeleted}
+			}
+			rs.cur, err = df.Read(ctx, opts)
 			if err != nil {
 				rs.close()
 				rs.close = nil
@@ -433,9 +425,6 @@ func (rs *runSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		if rs.cur.Next() {
 			b := rs.cur.RecordBatch()
-			if rs.dv != nil {
-				return rs.applyDV(b, rs.cur.FirstRow())
-			}
 			b.Retain()
 			return b, nil
 		}
@@ -448,17 +437,6 @@ func (rs *runSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			return nil, err
 		}
 	}
-}
-
-func (rs *runSource) applyDV(b arrow.RecordBatch, first int64) (arrow.RecordBatch, error) {
-	mb := array.NewBooleanBuilder(rs.r.mem)
-	defer mb.Release()
-	for i := int64(0); i < b.NumRows(); i++ {
-		mb.Append(!rs.dv.IsDeleted(first + i))
-	}
-	mask := mb.NewBooleanArray()
-	defer mask.Release()
-	return predicate.FilterRecord(rs.r.ctx, rs.r.mem, b, mask)
 }
 
 func (rs *runSource) Close() {
