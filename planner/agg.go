@@ -104,27 +104,26 @@ func (a *aggOp) next(ctx context.Context) (arrow.RecordBatch, error) {
 	index := map[string]int{}
 	var groups []*group
 	var kb, vb keyBuf
-	fast := newFastAgg(a)
-	for {
-		rec, err := a.in.next(ctx)
-		if err != nil {
+	if fast := newFastAgg(a); fast != nil {
+		var err error
+		if groups, err = a.runFast(ctx, fast); err != nil {
 			return nil, err
 		}
-		if rec == nil {
-			break
-		}
-		if fast != nil {
-			err = fast.consume(rec)
-		} else {
+	} else {
+		for {
+			rec, err := a.in.next(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if rec == nil {
+				break
+			}
 			err = a.consume(rec, index, &groups, &kb, &vb)
+			rec.Release()
+			if err != nil {
+				return nil, err
+			}
 		}
-		rec.Release()
-		if err != nil {
-			return nil, err
-		}
-	}
-	if fast != nil {
-		groups = fast.groups(a)
 	}
 	if len(a.groups) == 0 && len(groups) == 0 {
 		groups = append(groups, &group{accs: make([]accumulator, len(a.aggs))})
@@ -294,7 +293,9 @@ func (a *aggOp) build(groups []*group) (arrow.RecordBatch, error) {
 	return rec, nil
 }
 
-func (a *aggOp) close() { a.in.close() }
+func (a *aggOp) close() {
+	a.in.close()
+}
 
 // aggSchema is the schema of an aggregation's output: groups then aggregates.
 func aggSchema(groups []expr, aggs []*aggCall) *arrow.Schema {

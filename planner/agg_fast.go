@@ -1,13 +1,13 @@
 package planner
 
 import (
-	"encoding/binary"
+	"fmt"
 	"math"
+	"math/big"
 	"strings"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
@@ -17,16 +17,25 @@ import (
 // tools send most: GROUP BY plain columns (strings, integers, dates,
 // booleans) computing COUNT(*), COUNT/SUM/AVG/MIN/MAX over plain integer,
 // float or decimal columns, without DISTINCT. Group ids are found once per
-// row from the raw column bytes (no boxing); each aggregate then runs a
-// typed loop over its column. It produces exactly the accumulators of the
-// row-at-a-time path (same summation order), so results are identical.
+// batch by a keyer specialised for the key shape (agg_keys.go); each
+// aggregate then runs a typed loop over its column (agg_loops.go). It
+// produces exactly the accumulators of the row-at-a-time path (same float
+// summation order, exact integer and decimal sums), so results are
+// identical. Several fastAggs can aggregate disjoint batches in parallel and
+// be merged (agg_parallel.go). Group keys are copied out of the batches, so
+// the scan feeding it may recycle its buffers (agg_alloc.go).
 type fastAgg struct {
 	keyCols []int
+	keyText string // the GROUP BY columns, for errors
+	keyer   keyer
 	aggs    []fastAcc
-	index   map[string]int32
-	keys    [][]any
-	buf     []byte
-	gids    []int32
+	// keys holds each group's key values; firstSeq/firstRow where it was
+	// first seen (batch sequence number, row), which orders merged groups.
+	keys     [][]any
+	firstSeq []int64
+	firstRow []int32
+	gids     []int32
+	seq      int64 // sequence number of the batch being consumed
 }
 
 type accKind uint8
@@ -40,14 +49,20 @@ const (
 
 // fastAcc holds one aggregate's state for every group, indexed by group id.
 type fastAcc struct {
-	fn   string
-	col  int
-	kind accKind
-	n    []int64
-	i    []int64 // int sum, or int min/max
-	f    []float64
-	d    []decimal128.Num
-	has  []bool // min/max: a value was seen
+	text  string // the aggregate as written, for errors
+	fn    string
+	col   int
+	kind  accKind
+	isMin bool
+	n     []int64
+	// i: int sum, int min/max, or the int64 part of a decimal sum (the
+	// decimal sum is d+i; i is flushed into d before it would overflow).
+	i []int64
+	// MIN/MAX start from a sentinel that every value replaces or equals
+	// (see grow); a group has a result when n > 0.
+	f   []float64
+	d   []decimal128.Num
+	big map[int]*big.Int // decimal sums beyond 128 bits (see addDecimal128)
 }
 
 // disableFastAgg forces the row-at-a-time path (tests compare the two);
@@ -59,18 +74,28 @@ var (
 
 // newFastAgg returns the fast path for a, or nil when the shape does not fit.
 func newFastAgg(a *aggOp) *fastAgg {
+	fa := planFastAgg(a.groups, a.aggs)
+	if fa != nil {
+		fastAggUsed.Add(1)
+	}
+	return fa
+}
+
+// fastAggFits reports whether an aggregation of this shape takes the
+// vectorized path (so its scan may use a recycler, see agg_alloc.go).
+func fastAggFits(groups []expr, aggs []*aggCall) bool {
+	return planFastAgg(groups, aggs) != nil
+}
+
+func planFastAgg(groups []expr, aggs []*aggCall) *fastAgg {
 	if disableFastAgg {
 		return nil
 	}
-	fa := &fastAgg{index: map[string]int32{}}
-	for _, g := range a.groups {
+	fa := &fastAgg{}
+	var keyTypes []arrow.DataType
+	for _, g := range groups {
 		c, ok := g.(*colRef)
 		if !ok {
-			return nil
-		}
-		switch classOf(c.t) {
-		case cString, cInt, cDate, cBool:
-		default:
 			return nil
 		}
 		switch c.t.ID() {
@@ -79,12 +104,22 @@ func newFastAgg(a *aggOp) *fastAgg {
 			return nil
 		}
 		fa.keyCols = append(fa.keyCols, c.idx)
+		keyTypes = append(keyTypes, c.t)
+		if fa.keyText != "" {
+			fa.keyText += ", "
+		}
+		fa.keyText += c.name
 	}
-	for _, ag := range a.aggs {
+	for _, ag := range aggs {
 		if ag.distinct {
 			return nil
 		}
-		acc := fastAcc{fn: ag.fn, col: -1}
+		acc := fastAcc{text: ag.text, fn: ag.fn, col: -1, isMin: ag.fn == "min"}
+		switch ag.fn {
+		case "count", "sum", "avg", "min", "max":
+		default:
+			return nil
+		}
 		if ag.arg == nil {
 			if ag.fn != "count" {
 				return nil
@@ -112,15 +147,20 @@ func newFastAgg(a *aggOp) *fastAgg {
 				return nil
 			}
 		}
-		switch ag.fn {
-		case "count", "sum", "avg", "min", "max":
-		default:
-			return nil
-		}
 		fa.aggs = append(fa.aggs, acc)
 	}
-	fastAggUsed.Add(1)
+	fa.keyer = newKeyer(keyTypes)
 	return fa
+}
+
+// fresh returns an empty aggregation of the same shape (a parallel worker's
+// private state).
+func (fa *fastAgg) fresh() *fastAgg {
+	out := &fastAgg{keyCols: fa.keyCols, keyText: fa.keyText, keyer: fa.keyer.fresh(), aggs: make([]fastAcc, len(fa.aggs))}
+	for k, acc := range fa.aggs {
+		out.aggs[k] = fastAcc{text: acc.text, fn: acc.fn, col: acc.col, kind: acc.kind, isMin: acc.isMin}
+	}
+	return out
 }
 
 // consume folds one batch into the groups.
@@ -130,237 +170,111 @@ func (fa *fastAgg) consume(rec arrow.RecordBatch) error {
 		fa.gids = make([]int32, n)
 	}
 	gids := fa.gids[:n]
-	if err := fa.groupIDs(rec, gids); err != nil {
-		return err
-	}
-	ng := len(fa.keys)
-	for k := range fa.aggs {
-		acc := &fa.aggs[k]
-		acc.grow(ng)
-		if acc.kind == accCountStar {
-			for _, g := range gids {
-				acc.n[g]++
-			}
-			continue
-		}
-		acc.fold(rec.Column(acc.col), gids)
-	}
-	return nil
-}
-
-// groupIDs assigns each row its group, creating groups as they appear.
-func (fa *fastAgg) groupIDs(rec arrow.RecordBatch, gids []int32) error {
-	if len(fa.keyCols) == 0 {
-		if len(fa.keys) == 0 {
-			fa.keys = append(fa.keys, nil)
-		}
-		for i := range gids {
-			gids[i] = 0
-		}
+	if n == 0 {
 		return nil
 	}
 	cols := make([]arrow.Array, len(fa.keyCols))
 	for i, c := range fa.keyCols {
 		cols[i] = rec.Column(c)
 	}
-	var getters []func(int) any
-	newGroup := func(r int, b []byte) (int32, error) {
-		if getters == nil {
-			getters = make([]func(int) any, len(cols))
-			for i, col := range cols {
-				f, err := getter(col)
-				if err != nil {
-					return 0, err
-				}
-				getters[i] = f
-			}
-		}
-		key := make([]any, len(cols))
-		for i, f := range getters {
-			key[i] = f(r)
-		}
-		g := int32(len(fa.keys))
-		fa.keys = append(fa.keys, key)
-		fa.index[string(b)] = g
-		return g, nil
+	if err := fa.keyer.assign(cols, gids, fa.newGroup); err != nil {
+		return fmt.Errorf("GROUP BY %s: %w", fa.keyText, err)
 	}
-	if str, ok := cols[0].(*array.String); ok && len(cols) == 1 {
-		return fa.stringGroupIDs(str, gids, newGroup)
-	}
-	for r := range gids {
-		b := fa.buf[:0]
-		for _, col := range cols {
-			if col.IsNull(r) {
-				b = append(b, 0)
-				continue
+	ng := len(fa.keys)
+	for k := range fa.aggs {
+		acc := &fa.aggs[k]
+		acc.grow(ng)
+		if acc.kind == accCountStar {
+			cnt := acc.n[:ng]
+			for _, g := range gids {
+				cnt[g]++
 			}
-			b = append(b, 1)
-			switch x := col.(type) {
-			case *array.String:
-				s := x.Value(r)
-				b = binary.AppendUvarint(b, uint64(len(s)))
-				b = append(b, s...)
-			case *array.Int64:
-				b = binary.LittleEndian.AppendUint64(b, uint64(x.Value(r)))
-			case *array.Int32:
-				b = binary.LittleEndian.AppendUint32(b, uint32(x.Value(r)))
-			case *array.Int16:
-				b = binary.LittleEndian.AppendUint16(b, uint16(x.Value(r)))
-			case *array.Int8:
-				b = append(b, byte(x.Value(r)))
-			case *array.Date32:
-				b = binary.LittleEndian.AppendUint32(b, uint32(x.Value(r)))
-			case *array.Boolean:
-				if x.Value(r) {
-					b = append(b, 1)
-				} else {
-					b = append(b, 0)
-				}
-			}
+			continue
 		}
-		fa.buf = b
-		g, ok := fa.index[string(b)]
-		if !ok {
-			var err error
-			if g, err = newGroup(r, b); err != nil {
-				return err
-			}
+		if err := acc.fold(rec.Column(acc.col), gids); err != nil {
+			return fmt.Errorf("%s: %w", acc.text, err)
 		}
-		gids[r] = g
 	}
 	return nil
 }
 
-// stringGroupIDs is groupIDs for one string key column: the few most
-// recently added keys are compared directly before the hash map, which
-// is what low-cardinality GROUP BY columns hit.
-func (fa *fastAgg) stringGroupIDs(col *array.String, gids []int32, newGroup func(int, []byte) (int32, error)) error {
-	type recent struct {
-		s string
-		g int32
+// newGroup creates the group of row r of the key columns.
+func (fa *fastAgg) newGroup(cols []arrow.Array, r int) (int32, error) {
+	key := make([]any, len(cols))
+	for i, col := range cols {
+		f, err := getter(col)
+		if err != nil {
+			return 0, err
+		}
+		v := f(r)
+		if str, ok := v.(string); ok {
+			// String values point into the batch's buffer, which the
+			// scan's buffer pool reuses once the batch is released.
+			v = strings.Clone(str)
+		}
+		key[i] = v
 	}
-	var small [8]recent
-	ns := 0
-	nullG := int32(-1)
-	for r := range gids {
-		if col.IsNull(r) {
-			if nullG < 0 {
-				g, ok := fa.index["\x00"]
-				if !ok {
-					var err error
-					if g, err = newGroup(r, []byte{0}); err != nil {
-						return err
-					}
-				}
-				nullG = g
-			}
-			gids[r] = nullG
-			continue
-		}
-		v := col.Value(r)
-		found := false
-		for j := 0; j < ns; j++ {
-			if small[j].s == v {
-				gids[r], found = small[j].g, true
-				break
-			}
-		}
-		if found {
-			continue
-		}
-		b := append(fa.buf[:0], 1)
-		b = binary.AppendUvarint(b, uint64(len(v)))
-		b = append(b, v...)
-		fa.buf = b
-		g, ok := fa.index[string(b)]
-		if !ok {
-			var err error
-			if g, err = newGroup(r, b); err != nil {
-				return err
-			}
-		}
-		gids[r] = g
-		if ns < len(small) {
-			small[ns] = recent{strings.Clone(v), g}
-			ns++
-		}
-	}
-	return nil
+	g := int32(len(fa.keys))
+	fa.keys = append(fa.keys, key)
+	fa.firstSeq = append(fa.firstSeq, fa.seq)
+	fa.firstRow = append(fa.firstRow, int32(r))
+	return g, nil
 }
 
 func (acc *fastAcc) grow(ng int) {
-	for len(acc.n) < ng {
-		acc.n = append(acc.n, 0)
-		acc.i = append(acc.i, 0)
-		acc.f = append(acc.f, 0)
-		acc.d = append(acc.d, decimal128.Num{})
-		acc.has = append(acc.has, false)
+	if len(acc.n) >= ng {
+		return
+	}
+	from := len(acc.n)
+	add := ng - from
+	acc.n = append(acc.n, make([]int64, add)...)
+	switch acc.kind {
+	case accInt:
+		acc.i = append(acc.i, make([]int64, add)...)
+	case accFloat:
+		acc.f = append(acc.f, make([]float64, add)...)
+	case accDecimal:
+		acc.i = append(acc.i, make([]int64, add)...)
+		acc.d = append(acc.d, make([]decimal128.Num, add)...)
+	}
+	// Sentinels: the greatest value for MIN (NaN for floats, which the
+	// float order puts last), the least for MAX. A sentinel equal to a real
+	// value is that value, so results do not depend on it.
+	lo, hi := acc.fn == "max", acc.fn == "min"
+	if !lo && !hi {
+		return
+	}
+	switch acc.kind {
+	case accInt:
+		fill(acc.i[from:], pick(hi, int64(math.MaxInt64), math.MinInt64))
+	case accFloat:
+		fill(acc.f[from:], pick(hi, math.NaN(), math.Inf(-1)))
+	case accDecimal:
+		fill(acc.d[from:], pick(hi, decimal128.New(math.MaxInt64, math.MaxUint64), decimal128.New(math.MinInt64, 0)))
 	}
 }
 
-// fold runs the aggregate over one column.
-func (acc *fastAcc) fold(col arrow.Array, gids []int32) {
-	valid := func(r int) bool { return col.IsValid(r) }
-	if col.NullN() == 0 {
-		valid = func(int) bool { return true }
+func pick[T any](c bool, a, b T) T {
+	if c {
+		return a
 	}
-	minMax := acc.fn == "min" || acc.fn == "max"
-	isMin := acc.fn == "min"
-	switch acc.kind {
-	case accInt:
-		get := intValues(col)
-		for r, g := range gids {
-			if !valid(r) {
-				continue
-			}
-			v := get(r)
-			acc.n[g]++
-			switch {
-			case !minMax:
-				acc.i[g] += v
-				acc.f[g] += float64(v)
-			case !acc.has[g] || (isMin && v < acc.i[g]) || (!isMin && v > acc.i[g]):
-				acc.i[g], acc.has[g] = v, true
-			}
-		}
-	case accFloat:
-		var get func(int) float64
-		if f, ok := col.(*array.Float64); ok {
-			vals := f.Float64Values()
-			get = func(r int) float64 { return vals[r] }
-		} else {
-			vals := col.(*array.Float32).Float32Values()
-			get = func(r int) float64 { return float64(vals[r]) }
-		}
-		for r, g := range gids {
-			if !valid(r) {
-				continue
-			}
-			v := get(r)
-			acc.n[g]++
-			switch {
-			case !minMax:
-				acc.f[g] += v
-			case !acc.has[g] || (isMin && floatLess(v, acc.f[g])) || (!isMin && floatLess(acc.f[g], v)):
-				acc.f[g], acc.has[g] = v, true
-			}
-		}
-	case accDecimal:
-		vals := col.(*array.Decimal128).Values()
-		for r, g := range gids {
-			if !valid(r) {
-				continue
-			}
-			v := vals[r]
-			acc.n[g]++
-			switch {
-			case !minMax:
-				acc.d[g] = acc.d[g].Add(v) // SUM and AVG of decimals use the exact sum only
-			case !acc.has[g] || (isMin && v.Less(acc.d[g])) || (!isMin && acc.d[g].Less(v)):
-				acc.d[g], acc.has[g] = v, true
-			}
-		}
+	return b
+}
+
+func fill[T any](s []T, v T) {
+	for i := range s {
+		s[i] = v
 	}
+}
+
+// decimalSum is group g's exact decimal sum.
+func (acc *fastAcc) decimalSum(g int) *big.Int {
+	sum := acc.d[g].BigInt()
+	sum.Add(sum, big.NewInt(acc.i[g]))
+	if b := acc.big[g]; b != nil {
+		sum.Add(sum, b)
+	}
+	return sum
 }
 
 // floatLess orders floats with NaN greater than everything, as the
@@ -373,26 +287,6 @@ func floatLess(a, b float64) bool {
 		return true
 	}
 	return a < b
-}
-
-func intValues(col arrow.Array) func(int) int64 {
-	switch x := col.(type) {
-	case *array.Int64:
-		v := x.Int64Values()
-		return func(r int) int64 { return v[r] }
-	case *array.Int32:
-		v := x.Int32Values()
-		return func(r int) int64 { return int64(v[r]) }
-	case *array.Int16:
-		v := x.Int16Values()
-		return func(r int) int64 { return int64(v[r]) }
-	case *array.Date32:
-		v := x.Date32Values()
-		return func(r int) int64 { return int64(v[r]) }
-	default:
-		v := col.(*array.Int8).Int8Values()
-		return func(r int) int64 { return int64(v[r]) }
-	}
 }
 
 // groups converts the state into the row-at-a-time path's groups, so build
@@ -411,7 +305,7 @@ func (fa *fastAgg) groups(a *aggOp) []*group {
 			}
 			switch acc.fn {
 			case "min", "max":
-				if acc.has[g] {
+				if acc.n[g] > 0 {
 					st.valid = true
 					switch acc.kind {
 					case accInt:
@@ -423,9 +317,13 @@ func (fa *fastAgg) groups(a *aggOp) []*group {
 					}
 				}
 			default:
-				st.isum, st.fsum = acc.i[g], acc.f[g]
-				if acc.kind == accDecimal {
-					st.dsum = acc.d[g].BigInt()
+				switch acc.kind {
+				case accInt:
+					st.isum = acc.i[g]
+				case accFloat:
+					st.fsum = acc.f[g]
+				case accDecimal:
+					st.dsum = acc.decimalSum(g)
 				}
 			}
 			grp.accs[k] = st

@@ -17,6 +17,7 @@ package bufpool
 
 import (
 	"math/bits"
+	"os"
 	"sync"
 	"unsafe"
 
@@ -29,6 +30,22 @@ const (
 	// maxClass is the largest size class (log2): 256 MiB.
 	maxClass  = 28
 	alignment = 64
+)
+
+// Debugging: with PAIMON_BUFPOOL_DEBUG=poison in the environment every
+// buffer, however small, goes through the pools, and freed buffers are
+// overwritten with 0xA5 at once. Code that reads a batch after releasing it
+// (for example a string from array.String.Value kept past Release, which
+// points into the buffer) then sees garbage in tests instead of working by
+// luck. .ci/run sets it for the whole test suite.
+var (
+	poison    = os.Getenv("PAIMON_BUFPOOL_DEBUG") == "poison"
+	minPooled = func() int {
+		if poison {
+			return 1
+		}
+		return MinPooled
+	}()
 )
 
 // Pool recycles buffers of at least MinPooled bytes.
@@ -72,7 +89,7 @@ func class(n int) int {
 
 // Allocate implements memory.Allocator: the buffer is zeroed and 64-byte aligned.
 func (p *Pool) Allocate(size int) []byte {
-	if size < MinPooled {
+	if size < minPooled {
 		return p.base.Allocate(size)
 	}
 	c := class(size)
@@ -119,7 +136,7 @@ func (p *Pool) Reallocate(size int, b []byte) []byte {
 		}
 		return b
 	}
-	if !p.owns(b) && (size < MinPooled || class(size) > maxClass) {
+	if !p.owns(b) && (size < minPooled || class(size) > maxClass) {
 		return p.base.Reallocate(size, b)
 	}
 	nb := p.Allocate(size)
@@ -129,7 +146,7 @@ func (p *Pool) Reallocate(size int, b []byte) []byte {
 }
 
 func (p *Pool) owns(b []byte) bool {
-	if cap(b) < MinPooled || cap(b)&(cap(b)-1) != 0 {
+	if cap(b) < minPooled || cap(b)&(cap(b)-1) != 0 {
 		return false
 	}
 	p.mu.Lock()
@@ -140,9 +157,15 @@ func (p *Pool) owns(b []byte) bool {
 
 // Free implements memory.Allocator.
 func (p *Pool) Free(b []byte) {
-	if cap(b) < MinPooled || cap(b)&(cap(b)-1) != 0 {
+	if cap(b) < minPooled || cap(b)&(cap(b)-1) != 0 {
 		p.base.Free(b)
 		return
+	}
+	if poison && p.owns(b) {
+		full := b[:cap(b)]
+		for i := range full {
+			full[i] = 0xA5
+		}
 	}
 	p.mu.Lock()
 	raw, ok := p.raw[unsafe.SliceData(b)]

@@ -9,6 +9,7 @@ import (
 )
 
 func TestReuseZeroedAligned(t *testing.T) {
+	normalMode(t)
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	p := New(mem, 1<<30)
 	b := p.Allocate(100_000)
@@ -51,6 +52,7 @@ func TestReuseZeroedAligned(t *testing.T) {
 }
 
 func TestBudgetAndClose(t *testing.T) {
+	normalMode(t)
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	p := New(mem, 1<<17) // one 128 KiB buffer idle at most
 	a, b := p.Allocate(1<<17), p.Allocate(1<<17)
@@ -91,3 +93,37 @@ func TestConcurrent(t *testing.T) {
 }
 
 func unsafeAddr(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
+
+// normalMode runs a test with the production settings, also when the suite
+// runs with PAIMON_BUFPOOL_DEBUG=poison.
+func normalMode(t *testing.T) {
+	p, m := poison, minPooled
+	poison, minPooled = false, MinPooled
+	t.Cleanup(func() { poison, minPooled = p, m })
+}
+
+func TestPoisonMode(t *testing.T) {
+	p0, m0 := poison, minPooled
+	poison, minPooled = true, 1
+	t.Cleanup(func() { poison, minPooled = p0, m0 })
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	p := New(mem, 1<<20)
+	b := p.Allocate(10) // small buffers are pooled too
+	copy(b, "0123456789")
+	kept := b[:10]
+	p.Free(b)
+	for i, v := range kept {
+		if v != 0xA5 {
+			t.Fatalf("freed buffer not poisoned at %d: %x", i, v)
+		}
+	}
+	c := p.Allocate(10)
+	for _, v := range c {
+		if v != 0 {
+			t.Fatalf("reused buffer not zeroed")
+		}
+	}
+	p.Free(c)
+	p.Close()
+	mem.AssertSize(t, 0)
+}

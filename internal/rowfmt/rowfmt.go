@@ -69,10 +69,10 @@ func Value(arr arrow.Array, i int, precision int) any {
 		return floatValue(float64(a.Value(i)), 32)
 	case *array.Float64:
 		return floatValue(a.Value(i), 64)
-	case *array.String:
-		return a.Value(i)
+	case *array.String: // copied: Value points into the batch's buffer
+		return strings.Clone(a.Value(i))
 	case *array.LargeString:
-		return a.Value(i)
+		return strings.Clone(a.Value(i))
 	case *array.Binary:
 		return base64.StdEncoding.EncodeToString(a.Value(i))
 	case *array.LargeBinary:

@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -233,10 +234,10 @@ func Value(arr arrow.Array, i int) any {
 	case *array.Decimal128:
 		t := x.DataType().(*arrow.Decimal128Type)
 		return predicate.Decimal{Unscaled: x.Value(i).BigInt(), Scale: int(t.Scale)}
-	case *array.String:
-		return x.Value(i)
+	case *array.String: // copied, like binary: Value points into the batch's buffer
+		return strings.Clone(x.Value(i))
 	case *array.LargeString:
-		return x.Value(i)
+		return strings.Clone(x.Value(i))
 	case *array.Binary:
 		return bytes.Clone(x.Value(i))
 	case *array.FixedSizeBinary:

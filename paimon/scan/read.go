@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/paimon-flightsql/paimon-flightsql/internal/bufpool"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/binrow"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/format"
@@ -47,9 +48,14 @@ func (s *Scan) ReadWithStats(ctx context.Context, mem memory.Allocator, splits [
 		stats = &ReadStats{}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
+	// Batches of one scan have the same shapes over and over: recycle the
+	// buffers the consumer releases instead of allocating (and zeroing, and
+	// garbage-collecting) fresh ones for every batch (docs/benchmarks.md).
+	pool := bufpool.New(mem, scanPoolIdleBytes)
 	r := &reader{
 		s:      s,
-		mem:    mem,
+		mem:    pool,
+		pool:   pool,
 		ctx:    ctx,
 		cancel: cancel,
 		out:    make(chan arrow.RecordBatch, s.opts.Concurrency),
@@ -98,6 +104,7 @@ func (s *Scan) ReadWithStats(ctx context.Context, mem memory.Allocator, splits [
 type reader struct {
 	s      *Scan
 	mem    memory.Allocator
+	pool   *bufpool.Pool
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	out    chan arrow.RecordBatch
@@ -212,7 +219,13 @@ func (r *reader) Release() {
 	for b := range r.out { // drain until the producers are gone
 		b.Release()
 	}
+	r.pool.Close() // batches still retained by the caller free to mem later
 }
+
+// scanPoolIdleBytes bounds the buffers a scan keeps for reuse; the in-flight
+// batches (Concurrency decoding + Concurrency queued + one held) bound what
+// is actually kept, a few tens of MiB for a 16-column scan.
+const scanPoolIdleBytes = 256 << 20
 
 // readSplit reads one split and sends its batches.
 func (r *reader) readSplit(sp *Split) error {
