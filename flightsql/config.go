@@ -63,6 +63,26 @@ type Config struct {
 	ErrorCodes []ErrorCode
 	// ServerVersion is reported in SqlInfo FLIGHT_SQL_SERVER_VERSION.
 	ServerVersion string
+
+	// MaxMessageBytes bounds the IPC body of one DoGet message: larger
+	// batches are sent as several slices (no copy). Default 4 MiB, gRPC's
+	// default receive limit, so clients that never raise it can read every
+	// result; < 0 sends batches as the engine produced them.
+	MaxMessageBytes int
+	// PlanCacheEntries bounds the plans GetFlightInfo keeps for the DoGets
+	// of its endpoints (default 256; < 0 disables the cache, so that every
+	// DoGet plans its ticket's statement again). Cached plans are dropped
+	// once every endpoint was streamed, after 10 minutes, or when the
+	// query is cancelled; a DoGet that finds none plans again.
+	PlanCacheEntries int
+	// MaxEndpoints bounds the endpoints of one query result (0 = one per
+	// partition the engine planned). With fewer endpoints than partitions,
+	// endpoint i streams partitions i, i+MaxEndpoints, ... one after the
+	// other, so that clients that fetch every endpoint at once (ADBC) run
+	// at most MaxEndpoints partitions of a query concurrently; about
+	// GOMAXPROCS suits a server whose clients fetch in parallel. Ordered
+	// results keep one endpoint per partition.
+	MaxEndpoints int
 }
 
 // User is one account. PasswordHash is a bcrypt hash (see HashPassword).
@@ -124,6 +144,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.HandleTTL <= 0 {
 		c.HandleTTL = 24 * time.Hour
+	}
+	if c.PlanCacheEntries == 0 {
+		c.PlanCacheEntries = 256
+	}
+	if c.MaxMessageBytes == 0 {
+		c.MaxMessageBytes = defaultMaxMessageBytes
 	}
 	if c.SessionTTL <= 0 {
 		c.SessionTTL = 8 * time.Hour

@@ -12,17 +12,6 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// countingStream counts the IPC bytes sent on a DoGet stream.
-type countingStream struct {
-	flight.FlightService_DoGetServer
-	bytes int64
-}
-
-func (c *countingStream) Send(d *flight.FlightData) error {
-	c.bytes += int64(len(d.DataHeader) + len(d.DataBody))
-	return c.FlightService_DoGetServer.Send(d)
-}
-
 // doGetTicket streams one endpoint of a statement query.
 func (s *Server) doGetTicket(stream flight.FlightService_DoGetServer, handle []byte) error {
 	ctx := stream.Context()
@@ -34,7 +23,7 @@ func (s *Server) doGetTicket(stream flight.FlightService_DoGetServer, handle []b
 	if err := s.checkSpec(ctx, "ticket", c.execSpec); err != nil {
 		return err
 	}
-	return s.stream(stream, c.execSpec, c.QID, []int{c.Part})
+	return s.stream(stream, c.execSpec, c.QID, &c)
 }
 
 // doGetPrepared streams all partitions of a prepared query (clients that
@@ -49,9 +38,9 @@ func (s *Server) doGetPrepared(stream flight.FlightService_DoGetServer, handle [
 	return s.stream(stream, h.execSpec, h.ID, nil)
 }
 
-// stream plans spec and writes the given partitions (nil = all) for every
-// bound parameter row to the client.
-func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, qid string, parts []int) (err error) {
+// stream plans spec and writes the partitions of endpoint ep (nil = all
+// partitions) for every bound parameter row to the client.
+func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, qid string, ep *ticketClaims) (err error) {
 	ctx, done, err := s.queries.begin(stream.Context(), qid)
 	if err != nil {
 		return status.Error(codes.Canceled, err.Error())
@@ -65,12 +54,16 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 	s.metrics.gaugeAdd("streams_active", 1)
 	defer s.metrics.gaugeAdd("streams_active", -1)
 
-	cs := &countingStream{FlightService_DoGetServer: stream}
 	var rows int64
+	var wr *recordWriter
 	defer func() {
-		noteTransfer(stream.Context(), rows, cs.bytes)
+		var sent int64
+		if wr != nil {
+			sent = wr.Bytes()
+		}
+		noteTransfer(stream.Context(), rows, sent)
 		s.metrics.add("rows_sent_total", float64(rows))
-		s.metrics.add("bytes_sent_total", float64(cs.bytes))
+		s.metrics.add("bytes_sent_total", float64(sent))
 		if err != nil && ctx.Err() != nil {
 			// Report why the context ended rather than the symptom.
 			if cause := context.Cause(ctx); cause != nil {
@@ -87,9 +80,18 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 	if err != nil {
 		return status.Error(codes.InvalidArgument, err.Error())
 	}
-	stmt, err := s.prepare(ctx, spec.SQL, spec.session(), "execute")
-	if err != nil {
-		return err
+	// A ticket of one endpoint reuses the plan GetFlightInfo made on this
+	// node, if it is still cached; otherwise the statement is planned again.
+	var stmt Statement
+	if ep != nil {
+		if stmt = s.plans.get(qid, spec); stmt != nil {
+			s.metrics.add("plans_reused_total", 1)
+		}
+	}
+	if stmt == nil {
+		if stmt, err = s.prepare(ctx, spec.SQL, spec.session(), "execute"); err != nil {
+			return err
+		}
 	}
 	if stmt.IsUpdate() {
 		return status.Errorf(codes.InvalidArgument, "%q is an update statement and has no result stream", abbreviate(spec.SQL))
@@ -104,21 +106,37 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 	if len(paramRows) == 0 {
 		paramRows = [][]any{nil}
 	}
-	if parts == nil {
-		n := max(stmt.NumPartitions(), 1)
+	n := max(stmt.NumPartitions(), 1)
+	var parts []int
+	switch {
+	case ep == nil:
 		for i := 0; i < n; i++ {
 			parts = append(parts, i)
 		}
-	} else if parts[0] < 0 || parts[0] >= max(stmt.NumPartitions(), 1) {
-		return status.Errorf(codes.InvalidArgument, "ticket names partition %d but %q now has %d partitions; run GetFlightInfo again", parts[0], abbreviate(spec.SQL), stmt.NumPartitions())
+	case ep.Of > 0:
+		if ep.Parts != n || ep.Part < 0 || ep.Part >= ep.Of {
+			return status.Errorf(codes.InvalidArgument, "ticket names endpoint %d of %d over %d partitions but %q now has %d partitions; run GetFlightInfo again", ep.Part, ep.Of, ep.Parts, abbreviate(spec.SQL), n)
+		}
+		for i := ep.Part; i < n; i += ep.Of {
+			parts = append(parts, i)
+		}
+	default:
+		if ep.Part < 0 || ep.Part >= n {
+			return status.Errorf(codes.InvalidArgument, "ticket names partition %d but %q now has %d partitions; run GetFlightInfo again", ep.Part, abbreviate(spec.SQL), stmt.NumPartitions())
+		}
+		parts = []int{ep.Part}
 	}
 
 	sc := resultSchema(stmt.Schema())
 	opts := append([]ipc.Option{ipc.WithSchema(sc), ipc.WithAllocator(s.mem)}, comp...)
-	wr := flight.NewRecordWriter(cs, opts...)
+	wr = newRecordWriter(stream, opts...)
 	defer func() {
 		if cerr := wr.Close(); cerr != nil && err == nil {
 			err = s.toStatus(cerr, phaseExec)
+		}
+		// The batches sent by reference must outlive gRPC's use of them.
+		if n := wr.Wait(ctx); n > 0 {
+			s.metrics.add("batches_abandoned_total", float64(n))
 		}
 	}()
 
@@ -131,10 +149,13 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 			}
 		}
 	}
+	if ep != nil {
+		s.plans.done(qid, ep.Part)
+	}
 	return nil
 }
 
-func (s *Server) streamPart(ctx context.Context, wr *flight.Writer, stmt Statement, sc *arrow.Schema, params []any, part int) (int64, error) {
+func (s *Server) streamPart(ctx context.Context, wr *recordWriter, stmt Statement, sc *arrow.Schema, params []any, part int) (int64, error) {
 	rdr, err := stmt.Execute(ctx, s.mem, params, part)
 	if err != nil {
 		return 0, s.toStatus(err, phaseExec)
@@ -149,7 +170,7 @@ func (s *Server) streamPart(ctx context.Context, wr *flight.Writer, stmt Stateme
 		if err != nil {
 			return rows, status.Error(codes.Internal, err.Error())
 		}
-		err = wr.Write(rec)
+		err = s.writeBatch(wr, rec)
 		n := rec.NumRows()
 		rec.Release()
 		if err != nil {
@@ -164,4 +185,55 @@ func (s *Server) streamPart(ctx context.Context, wr *flight.Writer, stmt Stateme
 		return rows, status.FromContextError(err).Err()
 	}
 	return rows, nil
+}
+
+const defaultMaxMessageBytes = 4 << 20
+
+// writeBatch sends rec, as slices of about half of MaxMessageBytes when it
+// is larger than that, so that skewed row sizes still stay under the limit.
+// Slicing copies nothing but the offsets of variable-width columns.
+func (s *Server) writeBatch(wr *recordWriter, rec arrow.RecordBatch) error {
+	limit := s.cfg.MaxMessageBytes
+	rows := rec.NumRows()
+	if limit <= 0 || rows <= 1 {
+		return wr.Write(rec)
+	}
+	size := batchBytes(rec)
+	if size <= int64(limit) {
+		return wr.Write(rec)
+	}
+	per := max(1, int64(float64(rows)*float64(limit)/2/float64(size)))
+	for off := int64(0); off < rows; off += per {
+		sl := rec.NewSlice(off, min(off+per, rows))
+		err := wr.Write(sl)
+		sl.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// batchBytes is the size of rec's buffers (an upper bound for a slice).
+func batchBytes(rec arrow.RecordBatch) int64 {
+	var n int64
+	var add func(d arrow.ArrayData)
+	add = func(d arrow.ArrayData) {
+		if isNilData(d) {
+			return
+		}
+		for _, b := range d.Buffers() {
+			if b != nil {
+				n += int64(b.Len())
+			}
+		}
+		for _, c := range d.Children() {
+			add(c)
+		}
+		add(d.Dictionary())
+	}
+	for _, c := range rec.Columns() {
+		add(c.Data())
+	}
+	return n
 }

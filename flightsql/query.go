@@ -44,11 +44,15 @@ func (e execSpec) session() Session {
 	return Session{Database: e.DB, Options: opts}
 }
 
-// ticketClaims identify one endpoint of a query (Part), or all of it (Part -1).
+// ticketClaims identify one endpoint of a query: partition Part, or, when
+// Of > 0, the partitions Part, Part+Of, Part+2*Of, ... of the Parts the
+// statement had when it was planned.
 type ticketClaims struct {
 	execSpec
-	QID  string `json:"qid"`
-	Part int    `json:"part"`
+	QID   string `json:"qid"`
+	Part  int    `json:"part"`
+	Of    int    `json:"of,omitempty"`
+	Parts int    `json:"parts,omitempty"`
 }
 
 // handleClaims are a stateless prepared statement.
@@ -150,6 +154,13 @@ func (s *Server) flightInfo(stmt Statement, spec execSpec, desc *flight.FlightDe
 	if n < 1 {
 		n = 1
 	}
+	// Endpoints: one per partition, or at most MaxEndpoints, each serving
+	// every MaxEndpoints-th partition (not for ordered results, whose
+	// partitions must be read in order).
+	eps, of := n, 0
+	if m := s.cfg.MaxEndpoints; m > 0 && n > m && !stmt.Ordered() {
+		eps, of = m, m
+	}
 	qid := randomID()
 	info := &flight.FlightInfo{
 		Schema:           flight.SerializeSchema(resultSchema(stmt.Schema()), s.mem),
@@ -161,8 +172,12 @@ func (s *Server) flightInfo(stmt Statement, spec execSpec, desc *flight.FlightDe
 	if rows, known := stmt.RowCount(); known && len(spec.Params) == 0 {
 		info.TotalRecords = rows
 	}
-	for part := 0; part < n; part++ {
-		b, err := s.sign.seal(purposeTicket, ticketClaims{execSpec: spec, QID: qid, Part: part})
+	for part := 0; part < eps; part++ {
+		c := ticketClaims{execSpec: spec, QID: qid, Part: part}
+		if of > 0 {
+			c.Of, c.Parts = of, n
+		}
+		b, err := s.sign.seal(purposeTicket, c)
 		if err != nil {
 			return nil, status.Error(codes.Internal, err.Error())
 		}
@@ -172,6 +187,7 @@ func (s *Server) flightInfo(stmt Statement, spec execSpec, desc *flight.FlightDe
 		}
 		info.Endpoint = append(info.Endpoint, &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: tkt}})
 	}
+	s.plans.put(qid, spec, stmt, eps, time.Unix(spec.Exp, 0))
 	return info, nil
 }
 
@@ -454,6 +470,7 @@ func (q *sqlServer) CancelFlightInfo(ctx context.Context, req *flight.CancelFlig
 		if !seen[c.QID] {
 			seen[c.QID] = true
 			n := s.queries.cancel(c.QID, time.Unix(c.Exp, 0))
+			s.plans.drop(c.QID)
 			s.metrics.add("cancellations_total", 1)
 			s.log.Info("query cancelled", "qid", c.QID, "running_streams", n)
 		}

@@ -36,6 +36,7 @@ type Server struct {
 	auth     *authenticator
 	sessions *sessionStore
 	queries  *queryRegistry
+	plans    *planCache
 	metrics  *metrics
 
 	grpc    *grpc.Server
@@ -55,6 +56,7 @@ func NewServer(cfg Config, eng Engine, cat catalog.Catalog) (*Server, error) {
 	s := &Server{
 		cfg: cfg, eng: eng, cat: cat, mem: cfg.Allocator, log: cfg.Logger,
 		sessions: newSessionStore(cfg.SessionTTL), queries: newQueryRegistry(), metrics: newMetrics(),
+		plans: newPlanCache(cfg.PlanCacheEntries, planCacheTTL),
 	}
 	key := cfg.TokenKey
 	if len(key) == 0 {
@@ -81,7 +83,12 @@ func NewServer(cfg Config, eng Engine, cat catalog.Catalog) (*Server, error) {
 	if err := s.sql.registerSqlInfo(); err != nil {
 		return nil, err
 	}
+	codec, err := newWireCodec()
+	if err != nil {
+		return nil, err
+	}
 	opts := []grpc.ServerOption{
+		grpc.ForceServerCodecV2(codec),
 		grpc.ChainUnaryInterceptor(s.observeUnary, s.authUnary),
 		grpc.ChainStreamInterceptor(s.observeStream, s.authStream),
 		grpc.MaxRecvMsgSize(64 << 20),

@@ -661,7 +661,10 @@ func sessionRows(ctx context.Context, t *testing.T, cl *flightsql.Client) map[st
 }
 
 func TestSessionOptions(t *testing.T) {
-	e := startServer(t, nil)
+	// session_options returns the session the DoGet planned with: without
+	// the plan cache every DoGet plans from its ticket, which shows what
+	// the tickets carry (a node that did not plan the query does the same).
+	e := startServer(t, func(c *pfsql.Config) { c.PlanCacheEntries = -1 })
 	cl := e.client(t)
 	ctx := context.Background()
 	opts, err := flight.NewSessionOptionValues(map[string]any{

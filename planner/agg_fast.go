@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"strings"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -206,13 +205,7 @@ func (fa *fastAgg) newGroup(cols []arrow.Array, r int) (int32, error) {
 		if err != nil {
 			return 0, err
 		}
-		v := f(r)
-		if str, ok := v.(string); ok {
-			// String values point into the batch's buffer, which the
-			// scan's buffer pool reuses once the batch is released.
-			v = strings.Clone(str)
-		}
-		key[i] = v
+		key[i] = f(r) // getter copies strings out of the batch
 	}
 	g := int32(len(fa.keys))
 	fa.keys = append(fa.keys, key)

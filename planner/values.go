@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"bytes"
 	stdcmp "cmp"
 	"fmt"
 	"math/big"
@@ -138,47 +139,51 @@ func getter(arr arrow.Array) (func(i int) any, error) {
 			}
 			return a.Value(i)
 		}, nil
+	// Strings and bytes are copied: Value points into the batch's buffer,
+	// which the scan's buffer pool reuses once the batch is released, and
+	// the row path keeps values (group keys, MIN/MAX, DISTINCT sets, sort
+	// keys) across batches.
 	case *array.String:
 		return func(i int) any {
 			if a.IsNull(i) {
 				return nil
 			}
-			return a.Value(i)
+			return strings.Clone(a.Value(i))
 		}, nil
 	case *array.LargeString:
 		return func(i int) any {
 			if a.IsNull(i) {
 				return nil
 			}
-			return a.Value(i)
+			return strings.Clone(a.Value(i))
 		}, nil
 	case *array.StringView:
 		return func(i int) any {
 			if a.IsNull(i) {
 				return nil
 			}
-			return a.Value(i)
+			return strings.Clone(a.Value(i))
 		}, nil
 	case *array.Binary:
 		return func(i int) any {
 			if a.IsNull(i) {
 				return nil
 			}
-			return a.Value(i)
+			return bytes.Clone(a.Value(i))
 		}, nil
 	case *array.LargeBinary:
 		return func(i int) any {
 			if a.IsNull(i) {
 				return nil
 			}
-			return a.Value(i)
+			return bytes.Clone(a.Value(i))
 		}, nil
 	case *array.FixedSizeBinary:
 		return func(i int) any {
 			if a.IsNull(i) {
 				return nil
 			}
-			return a.Value(i)
+			return bytes.Clone(a.Value(i))
 		}, nil
 	case *array.Date32:
 		return intGetter(a, func(i int) int64 { return int64(a.Value(i)) }), nil

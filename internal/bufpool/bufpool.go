@@ -56,10 +56,18 @@ type Pool struct {
 	idle   int // bytes held in free lists
 	budget int
 	closed bool
-	// raw maps the first byte of an aligned class buffer to the base
-	// allocation it came from, for buffers of a non-Go base allocator.
-	raw map[*byte][]byte
-	st  Stats
+	// bufs maps the first byte of each class buffer handed out or idle to
+	// its allocation. Buffers are handed out with cap == len, as arrow-go's
+	// allocators do (some compute kernels size writes by cap), so the class
+	// is found here, not from the slice.
+	bufs map[*byte]pooled
+	st   Stats
+}
+
+// pooled is one class buffer: the base allocation and its aligned
+// class-sized part.
+type pooled struct {
+	raw, full []byte
 }
 
 // Stats count pool traffic.
@@ -73,7 +81,7 @@ func New(base memory.Allocator, idleBudget int) *Pool {
 	if base == nil {
 		base = memory.DefaultAllocator
 	}
-	return &Pool{base: base, budget: idleBudget, raw: map[*byte][]byte{}}
+	return &Pool{base: base, budget: idleBudget, bufs: map[*byte]pooled{}}
 }
 
 // Stats returns the pool's counters.
@@ -103,7 +111,7 @@ func (p *Pool) Allocate(size int) []byte {
 		p.idle -= cap(b)
 		p.st.Hits++
 		p.mu.Unlock()
-		b = b[:size]
+		b = b[:size:size]
 		clear(b)
 		return b
 	}
@@ -112,31 +120,42 @@ func (p *Pool) Allocate(size int) []byte {
 	return p.fresh(c, size)
 }
 
-// fresh allocates a class-c buffer from the base allocator, aligned, with
-// cap exactly 1<<c so Free can recognise it.
+// fresh allocates a class-c buffer from the base allocator, aligned.
 func (p *Pool) fresh(c, size int) []byte {
 	n := 1 << c
 	raw := p.base.Allocate(n + alignment)
 	addr := uintptr(unsafe.Pointer(unsafe.SliceData(raw)))
 	shift := int((alignment - addr%alignment) % alignment)
-	b := raw[shift : shift+size : shift+n]
+	full := raw[shift : shift+n : shift+n]
 	p.mu.Lock()
-	p.raw[unsafe.SliceData(b)] = raw
+	p.bufs[unsafe.SliceData(full)] = pooled{raw: raw, full: full}
 	p.mu.Unlock()
-	return b
+	return full[:size:size]
+}
+
+// lookup returns the class buffer b starts, if the pool handed it out.
+func (p *Pool) lookup(b []byte) (pooled, bool) {
+	if cap(b) == 0 {
+		return pooled{}, false
+	}
+	p.mu.Lock()
+	e, ok := p.bufs[unsafe.SliceData(b)]
+	p.mu.Unlock()
+	return e, ok
 }
 
 // Reallocate implements memory.Allocator.
 func (p *Pool) Reallocate(size int, b []byte) []byte {
-	if size <= cap(b) && p.owns(b) {
+	e, ok := p.lookup(b)
+	if ok && size <= len(e.full) {
 		old := len(b)
-		b = b[:size]
+		b = e.full[:size:size]
 		if size > old {
 			clear(b[old:])
 		}
 		return b
 	}
-	if !p.owns(b) && (size < minPooled || class(size) > maxClass) {
+	if !ok && (size < minPooled || class(size) > maxClass) {
 		return p.base.Reallocate(size, b)
 	}
 	nb := p.Allocate(size)
@@ -145,46 +164,30 @@ func (p *Pool) Reallocate(size int, b []byte) []byte {
 	return nb
 }
 
-func (p *Pool) owns(b []byte) bool {
-	if cap(b) < minPooled || cap(b)&(cap(b)-1) != 0 {
-		return false
-	}
-	p.mu.Lock()
-	_, ok := p.raw[unsafe.SliceData(b)]
-	p.mu.Unlock()
-	return ok
-}
-
 // Free implements memory.Allocator.
 func (p *Pool) Free(b []byte) {
-	if cap(b) < minPooled || cap(b)&(cap(b)-1) != 0 {
+	e, ok := p.lookup(b)
+	if !ok {
 		p.base.Free(b)
 		return
 	}
-	if poison && p.owns(b) {
-		full := b[:cap(b)]
-		for i := range full {
-			full[i] = 0xA5
+	if poison {
+		for i := range e.full {
+			e.full[i] = 0xA5
 		}
 	}
 	p.mu.Lock()
-	raw, ok := p.raw[unsafe.SliceData(b)]
-	if !ok {
-		p.mu.Unlock()
-		p.base.Free(b)
-		return
-	}
-	if !p.closed && p.idle+cap(b) <= p.budget {
-		c := class(cap(b))
-		p.free[c] = append(p.free[c], b[:0])
-		p.idle += cap(b)
+	if !p.closed && p.idle+len(e.full) <= p.budget {
+		c := class(len(e.full))
+		p.free[c] = append(p.free[c], e.full[:0])
+		p.idle += len(e.full)
 		p.mu.Unlock()
 		return
 	}
-	delete(p.raw, unsafe.SliceData(b))
+	delete(p.bufs, unsafe.SliceData(e.full))
 	p.st.Dropped++
 	p.mu.Unlock()
-	p.base.Free(raw)
+	p.base.Free(e.raw)
 }
 
 // Close returns the idle buffers to the base allocator; buffers still in
@@ -195,8 +198,9 @@ func (p *Pool) Close() {
 	var raws [][]byte
 	for c := range p.free {
 		for _, b := range p.free[c] {
-			raws = append(raws, p.raw[unsafe.SliceData(b[:1])])
-			delete(p.raw, unsafe.SliceData(b[:1]))
+			d := unsafe.SliceData(b)
+			raws = append(raws, p.bufs[d].raw)
+			delete(p.bufs, d)
 		}
 		p.free[c] = nil
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -448,6 +447,11 @@ func (b *bench) suiteDV(ctx context.Context) error {
 	return nil
 }
 
+// suitePlan measures Prepare at each checkpoint snapshot: nocache (the
+// process-wide manifest cache disabled), cold (the cache cleared before each
+// run: every surviving manifest is read, decoded and cached) and warm
+// (manifests served from the cache, as on a server that planned the table
+// before).
 func (b *bench) suitePlan(ctx context.Context) error {
 	ti, err := b.wh.planTable(ctx)
 	if err != nil {
@@ -458,47 +462,73 @@ func (b *bench) suitePlan(ctx context.Context) error {
 		{"1 day", fmt.Sprintf(" WHERE dt = '%s'", planDay(200))},
 		{"1 day + bucket key", fmt.Sprintf(" WHERE dt = '%s' AND id = %d", planDay(200), 200*planRowsPerDay+5)},
 	}
+	modes := []struct {
+		engine        string
+		cold, nocache bool
+	}{{"ours-nocache", false, true}, {"ours-cold", true, false}, {"ours-warm", false, false}}
+	cache := paimon.DefaultManifestCache()
 	type point struct {
 		files int
 		stats map[string]int64
 		r     *result
 	}
-	var pts [][]point
+	pts := map[string][][]point{}
 	for _, cp := range ti.Checkpoints {
-		row := []point{}
+		rows := map[string][]point{}
 		for _, q := range queries {
 			sess := planner.Session{Database: benchDB, Options: map[string]string{"scan.snapshot-id": strconv.FormatInt(cp.Snapshot, 10)}}
-			var st *planner.Statement
-			r, err := b.measure("plan", fmt.Sprintf("%dr %s", cp.Rounds, q.name), "ours", func() (int64, error) {
-				var err error
-				st, err = b.eng.Prepare(ctx, "SELECT * FROM plan"+q.where, sess)
+			for _, m := range modes {
+				var st *planner.Statement
+				r, err := b.measure("plan", fmt.Sprintf("%dr %s", cp.Rounds, q.name), m.engine, func() (int64, error) {
+					if m.nocache {
+						budget := cache.MaxBytes()
+						cache.SetMaxBytes(0)
+						defer cache.SetMaxBytes(budget)
+					}
+					if m.cold {
+						cache.Clear()
+					}
+					var err error
+					st, err = b.eng.Prepare(ctx, "SELECT * FROM plan"+q.where, sess)
+					if err != nil {
+						return 0, err
+					}
+					return int64(st.NumPartitions()), nil
+				})
 				if err != nil {
-					return 0, err
+					return err
 				}
-				return int64(st.NumPartitions()), nil
-			})
-			if err != nil {
-				return err
+				ps := st.PruningStats()
+				r.Extra = map[string]float64{}
+				for k, v := range ps {
+					r.Extra[k] = float64(v)
+				}
+				files := int(ps["files_total"])
+				fmt.Fprintf(b.cfg.out, "         pruning: %v\n", ps)
+				rows[m.engine] = append(rows[m.engine], point{files: files, stats: ps, r: r})
 			}
-			ps := st.PruningStats()
-			r.Extra = map[string]float64{}
-			for k, v := range ps {
-				r.Extra[k] = float64(v)
-			}
-			files := int(ps["files_total"])
-			fmt.Fprintf(b.cfg.out, "         pruning: %v\n", ps)
-			row = append(row, point{files: files, stats: ps, r: r})
 		}
-		pts = append(pts, row)
+		for k, row := range rows {
+			pts[k] = append(pts[k], row)
+		}
 	}
-	if len(pts) >= 2 {
-		first, last := pts[0], pts[len(pts)-1]
-		growth := map[string]any{}
+	cs := cache.Stats()
+	fmt.Fprintf(b.cfg.out, "  manifest cache: %d manifests, %.1f MiB of %.0f MiB, %d hits, %d misses, %d evictions\n",
+		cs.Manifests, float64(cs.Bytes)/(1<<20), float64(cs.MaxBytes)/(1<<20), cs.Hits, cs.Misses, cs.Evictions)
+	growth := map[string]any{}
+	for _, m := range modes {
+		ep := pts[m.engine]
+		if len(ep) < 2 {
+			continue
+		}
+		first, last := ep[0], ep[len(ep)-1]
 		for i, q := range queries {
 			g := last[i].r.Median / first[i].r.Median
-			growth[q.name] = map[string]float64{"time_growth": g, "files_first": float64(first[0].files), "files_last": float64(last[0].files)}
-			fmt.Fprintf(b.cfg.out, "  planning %-20s %d → %d files: time ×%.1f\n", q.name, first[0].files, last[0].files, g)
+			growth[q.name+" ("+m.engine+")"] = map[string]float64{"time_growth": g, "files_first": float64(first[0].files), "files_last": float64(last[0].files)}
+			fmt.Fprintf(b.cfg.out, "  planning %-20s %-12s %d → %d files: time ×%.1f\n", q.name, m.engine, first[0].files, last[0].files, g)
 		}
+	}
+	if len(growth) > 0 {
 		b.rep.Extras["plan_growth"] = growth
 	}
 	return nil
@@ -517,9 +547,10 @@ func (a engineAdapter) Prepare(ctx context.Context, sql string, sess flightsql.S
 }
 
 // startFlight serves the catalog over loopback with an engine whose
-// statements have at most parts endpoints.
-func (b *bench) startFlight(parts int) (addr string, stop func(), err error) {
-	srv, err := flightsql.NewServer(flightsql.Config{NoAuth: true, Logger: slog.New(slog.DiscardHandler)},
+// statements have at most parts partitions, spread over at most maxEps
+// endpoints (0 = one endpoint per partition).
+func (b *bench) startFlight(parts, maxEps int) (addr string, stop func(), err error) {
+	srv, err := flightsql.NewServer(flightsql.Config{NoAuth: true, Logger: slog.New(slog.DiscardHandler), MaxEndpoints: maxEps},
 		engineAdapter{planner.New(b.cat, planner.Options{Concurrency: parts})}, b.cat)
 	if err != nil {
 		return "", nil, err
@@ -586,14 +617,18 @@ func (b *bench) suiteFlight(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	dial := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(math.MaxInt32))}
-	var one, many *result
+	// gRPC's default 4 MiB receive limit: the server slices big batches.
+	dial := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+	var one, many, grouped *result
 	for _, c := range []struct {
-		engine      string
-		parts, fets int
-	}{{"flight-1", 1, 1}, {"flight-par", 16, b.cfg.threads}} {
-		addr, stop, err := b.startFlight(c.parts)
+		engine              string
+		parts, maxEps, fets int
+	}{
+		{"flight-1", 1, 0, 1},                            // one partition, one endpoint
+		{"flight-par", 16, 0, b.cfg.threads},             // one endpoint per split
+		{"flight-grp", 16, b.cfg.threads, b.cfg.threads}, // splits spread over `threads` endpoints
+	} {
+		addr, stop, err := b.startFlight(c.parts, c.maxEps)
 		if err != nil {
 			return err
 		}
@@ -616,14 +651,18 @@ func (b *bench) suiteFlight(ctx context.Context) error {
 		r.Note = fmt.Sprintf("%d endpoint(s), %d fetched at once", eps, min(eps, c.fets))
 		r.Extra = map[string]float64{"endpoints": float64(eps)}
 		fmt.Fprintf(b.cfg.out, "         %s\n", r.Note)
-		if c.parts == 1 {
+		switch c.engine {
+		case "flight-1":
 			one = r
-		} else {
+		case "flight-par":
 			many = r
+		default:
+			grouped = r
 		}
 	}
 	b.compare("Flight 1 stream vs in-process", one, inproc, 0.6)
 	b.compare("Flight parallel endpoints vs 1 stream", many, one, 1.0)
+	b.compare("Flight grouped endpoints vs 1 stream", grouped, one, 0)
 	return nil
 }
 
