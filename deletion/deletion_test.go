@@ -354,3 +354,39 @@ func TestCorruptIndexFiles(t *testing.T) {
 		t.Errorf("1-byte file: %v %v", es, err)
 	}
 }
+
+// DeletedIn reports exactly the positions IsDeleted reports, in ascending
+// order, for ranges inside, across and outside the bitmap keys.
+func TestDeletedIn(t *testing.T) {
+	k1 := int64(1) << 32
+	v32, err := NewBitmap32Of(0, 1, 5, 63, 64, 65, 1000, 70000, 70001, Max32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v64, err := NewBitmap64Of(0, 7, 70000, k1-1, k1, k1+3, 3*k1+9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranges := [][2]int64{{0, 0}, {0, 1}, {0, 2}, {-5, 6}, {2, 64}, {63, 66}, {64, 70001}, {999, 1001},
+		{70001, 70002}, {Max32 - 1, Max32 + 10}, {Max32 + 1, Max32 + 5}, {5, 3},
+		{k1 - 2, k1 + 4}, {k1 + 4, 3 * k1}, {k1 - 1, 4 * k1}, {3*k1 + 9, 3*k1 + 10}, {0, 5 * k1}}
+	for _, v := range []Vector{v32, v64} {
+		var all []int64
+		for p := range v.Positions() {
+			all = append(all, p)
+		}
+		for _, r := range ranges {
+			var got []int64
+			v.DeletedIn(r[0], r[1], func(p int64) { got = append(got, p) })
+			var want []int64
+			for _, p := range all {
+				if p >= r[0] && p < r[1] && v.IsDeleted(p) {
+					want = append(want, p)
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("64-bit=%v DeletedIn(%d, %d) = %v, want %v", v.Is64(), r[0], r[1], got, want)
+			}
+		}
+	}
+}

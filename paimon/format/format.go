@@ -97,6 +97,54 @@ type RowDeleter interface {
 	IsDeleted(pos int64) bool
 }
 
+// RangeDeleter is an optional interface of a RowDeleter: DeletedIn calls fn
+// for every deleted position in [from, to), in ascending order. The readers
+// of this package use it, when present, to ask once per batch instead of
+// once per row.
+type RangeDeleter interface {
+	RowDeleter
+	DeletedIn(from, to int64, fn func(pos int64))
+}
+
+// keptRows returns the rows of [first, first+n) that del does not delete,
+// relative to first and ascending, appended to buf[:0]; nil when no row is
+// deleted.
+func keptRows(del RowDeleter, first int64, n int, buf []int32) []int32 {
+	sel := buf[:0]
+	if rd, ok := del.(RangeDeleter); ok {
+		next := 0 // first row not yet decided
+		rd.DeletedIn(first, first+int64(n), func(pos int64) {
+			i := int(pos - first)
+			if i < next || i >= n {
+				return // out of range or not ascending: ignore
+			}
+			for ; next < i; next++ {
+				sel = append(sel, int32(next))
+			}
+			next = i + 1
+		})
+		if next == 0 && len(sel) == 0 {
+			return nil // nothing deleted
+		}
+		for ; next < n; next++ {
+			sel = append(sel, int32(next))
+		}
+	} else {
+		for i := 0; i < n; i++ {
+			if !del.IsDeleted(first + int64(i)) {
+				sel = append(sel, int32(i))
+			}
+		}
+	}
+	if len(sel) == n {
+		return nil
+	}
+	if sel == nil { // every row deleted (buf was nil): not "none deleted"
+		sel = []int32{}
+	}
+	return sel
+}
+
 // RowPositioner is implemented by the RecordReaders of this package.
 // RowPositions returns the file positions of the current batch's rows when
 // Filter or Deleted dropped rows from its range (ascending; valid until the

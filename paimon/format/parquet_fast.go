@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -530,10 +531,8 @@ func (c *colCursor) plan(sel []int32, n int) (m, nulls int) {
 	for _, s := range c.segs {
 		var sub []int32 // selected rows of this segment, relative to the batch
 		if sel != nil {
-			j := si
-			for j < len(sel) && int(sel[j]) < s.brow+s.n {
-				j++
-			}
+			j, _ := slices.BinarySearch(sel[si:], int32(s.brow+s.n))
+			j += si
 			sub = sel[si:j]
 			si = j
 			if len(sub) == 0 {
@@ -560,12 +559,16 @@ func (c *colCursor) plan(sel []int32, n int) (m, nulls int) {
 		case defs == nil:
 			p.k = len(sub)
 			pos := scratch[out : out+p.k]
-			for i, r := range sub {
-				v := s.val0 + int(r) - s.brow
-				if ps.idx != nil {
-					pos[i] = ps.idx[v]
-				} else {
-					pos[i] = int32(v)
+			base := s.val0 - s.brow // value index of batch row 0
+			if idx := ps.idx; idx != nil {
+				idx = idx[base+int(sub[0]) : base+int(sub[len(sub)-1])+1]
+				base = -int(sub[0])
+				for i, r := range sub {
+					pos[i] = idx[base+int(r)]
+				}
+			} else {
+				for i, r := range sub {
+					pos[i] = int32(base + int(r))
 				}
 			}
 			p.pos = pos
@@ -824,22 +827,32 @@ func decData[S int32 | int64](mem memory.Allocator, typ arrow.DataType, m, nulls
 	bufs *[]*memory.Buffer, plans []segPlan, src func(*pageState) []S) arrow.ArrayData {
 	vals := newBuf(mem, m*arrow.Decimal128SizeBytes)
 	*bufs = append(*bufs, vals)
-	dst := arrow.Decimal128Traits.CastFromBytes(vals.Bytes())[:m]
+	// A Decimal128 is two little-endian words, low then high: write them
+	// directly (the high word is the sign extension of the low one).
+	dst := arrow.Uint64Traits.CastFromBytes(vals.Bytes())[:2*m]
 	for _, p := range plans {
 		s := src(p.ps)
-		o := dst[p.out0 : p.out0+p.k]
+		o := dst[2*p.out0 : 2*(p.out0+p.k)]
 		if p.contig {
 			for i, v := range s[p.v0 : p.v0+p.k] {
-				o[i] = decimal128.FromI64(int64(v))
+				o[2*i], o[2*i+1] = uint64(int64(v)), uint64(int64(v)>>63)
 			}
 			continue
 		}
-		for i, x := range p.pos[:len(o)] {
-			if x >= 0 {
-				o[i] = decimal128.FromI64(int64(s[x]))
-			} else {
-				o[i] = decimal128.Num{}
+		pos := p.pos[:p.k]
+		if nulls == 0 {
+			for i, x := range pos {
+				v := int64(s[x])
+				o[2*i], o[2*i+1] = uint64(v), uint64(v>>63)
 			}
+			continue
+		}
+		for i, x := range pos {
+			var v int64
+			if x >= 0 {
+				v = int64(s[x])
+			}
+			o[2*i], o[2*i+1] = uint64(v), uint64(v>>63)
 		}
 	}
 	return array.NewData(typ, m, []*memory.Buffer{valid, vals}, nil, nulls, 0)
@@ -866,12 +879,17 @@ func bytesData(mem memory.Allocator, typ arrow.DataType, m, nulls int, valid *me
 		panic(fmt.Sprintf("batch of %d string bytes exceeds 32-bit offsets", total))
 	}
 	offBuf := newBuf(mem, (m+1)*4)
-	dataBuf := newBuf(mem, total)
+	// gatherSlack bytes past the end let short values be moved as one
+	// fixed-size block (the excess is overwritten or lies past Len).
+	dataBuf := memory.NewResizableBuffer(mem)
+	dataBuf.Reserve(total + gatherSlack)
+	dataBuf.ResizeNoShrink(total)
 	*bufs = append(*bufs, offBuf, dataBuf)
 	offsets := arrow.Int32Traits.CastFromBytes(offBuf.Bytes())[:m+1]
-	out := dataBuf.Bytes()[:total]
+	out := dataBuf.Buf()
 	at := 0
 	offsets[0] = 0
+	var pad [smallDict + gatherSlack]byte
 	for _, p := range plans {
 		data, offs := p.ps.src.ByteArray()
 		if p.contig {
@@ -884,15 +902,53 @@ func bytesData(mem memory.Allocator, typ arrow.DataType, m, nulls int, valid *me
 			at += copy(out[at:], data[base:offs[p.v0+p.k]])
 			continue
 		}
-		o := offsets[p.out0+1 : p.out0+1+len(p.pos)]
-		for i, x := range p.pos {
-			if x >= 0 {
-				at += copy(out[at:], data[offs[x]:offs[x+1]])
-			}
-			o[i] = int32(at)
+		if len(data) <= smallDict {
+			// A small dictionary (e.g. 1-character flags) is copied with
+			// room after it so that its values, too, move as blocks.
+			n := copy(pad[:], data)
+			data = pad[:n+gatherSlack]
 		}
+		at = gatherBytes(out, at, offsets[p.out0+1:p.out0+1+len(p.pos)], data, offs, p.pos)
 	}
 	return array.NewData(typ, m, []*memory.Buffer{valid, offBuf, dataBuf}, nil, nulls, 0)
+}
+
+// gatherSlack is the spare room gatherBytes needs after the last value.
+const gatherSlack = 32
+
+// smallDict is the largest string dictionary bytesData copies with
+// gatherSlack room after it before a gather.
+const smallDict = 1024
+
+// gatherBytes copies the values pos (-1 = NULL, no bytes) of (data, offs)
+// to out from at, writes the end offset of each to o and returns the new
+// end. Values of up to 32 bytes are moved as one or two 16-byte blocks
+// instead of a memmove call each (most dictionary strings are short; for
+// longer ones memmove is faster); out must have gatherSlack bytes beyond
+// the total.
+func gatherBytes(out []byte, at int, o []int32, data []byte, offs []uint32, pos []int32) int {
+	o = o[:len(pos)]
+	for i, x := range pos {
+		if x >= 0 {
+			s, e := int(offs[x]), int(offs[x+1])
+			n := e - s
+			switch {
+			case n <= 8 && s+8 <= len(data):
+				*(*[8]byte)(out[at:]) = *(*[8]byte)(data[s:])
+			case n <= 16 && s+16 <= len(data):
+				*(*[16]byte)(out[at:]) = *(*[16]byte)(data[s:])
+			case n <= 32 && s+32 <= len(data):
+				// two 16-byte blocks (a [32]byte copy would call memmove)
+				*(*[16]byte)(out[at:]) = *(*[16]byte)(data[s:])
+				*(*[16]byte)(out[at+16:]) = *(*[16]byte)(data[s+16:])
+			default:
+				copy(out[at:], data[s:e])
+			}
+			at += n
+		}
+		o[i] = int32(at)
+	}
+	return at
 }
 
 // ---------------------------------------------------------------------------
@@ -914,6 +970,7 @@ type fastReader struct {
 	allDc    []int
 	runs     [][]int // runs of adjacent row groups
 	batch    int
+	selBuf   []int32 // scratch of the rows a deletion vector keeps
 
 	runOpen  bool
 	runRows  int
@@ -1109,15 +1166,10 @@ func (r *fastReader) readBatch(first int64, n int) (rec arrow.RecordBatch, _ []i
 	}()
 	var sel []int32 // nil = all rows
 	if del := r.opts.Deleted; del != nil {
-		sel = make([]int32, 0, n)
-		for i := 0; i < n; i++ {
-			if !del.IsDeleted(first + int64(i)) {
-				sel = append(sel, int32(i))
-			}
+		if cap(r.selBuf) < n {
+			r.selBuf = make([]int32, 0, n)
 		}
-		if len(sel) == n {
-			sel = nil
-		}
+		sel = keptRows(del, first, n, r.selBuf)
 	}
 	decoded := make([]arrow.Array, len(r.decs))
 	defer func() {

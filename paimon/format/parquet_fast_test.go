@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -429,6 +430,59 @@ type deletedSet map[int64]bool
 
 func (d deletedSet) IsDeleted(pos int64) bool { return d[pos] }
 
+// rangeDeleted is a RangeDeleter over the same set.
+type rangeDeleted struct {
+	deletedSet
+	sorted []int64
+}
+
+func newRangeDeleted(d deletedSet) rangeDeleted {
+	r := rangeDeleted{deletedSet: d}
+	for p := range d {
+		r.sorted = append(r.sorted, p)
+	}
+	slices.Sort(r.sorted)
+	return r
+}
+
+func (r rangeDeleted) DeletedIn(from, to int64, fn func(pos int64)) {
+	i, _ := slices.BinarySearch(r.sorted, from)
+	for ; i < len(r.sorted) && r.sorted[i] < to; i++ {
+		fn(r.sorted[i])
+	}
+}
+
+// keptRows gives the same rows through IsDeleted and through DeletedIn.
+func TestKeptRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 300; trial++ {
+		del := deletedSet{}
+		density := []int{1, 2, 10, 1000}[r.IntN(4)]
+		for i := int64(0); i < 2000; i++ {
+			if r.IntN(density) == 0 {
+				del[i] = true
+			}
+		}
+		first, n := int64(r.IntN(1500)), r.IntN(600)
+		var want []int32
+		for i := 0; i < n; i++ {
+			if !del[first+int64(i)] {
+				want = append(want, int32(i))
+			}
+		}
+		if len(want) == n {
+			want = nil
+		} else if want == nil {
+			want = []int32{}
+		}
+		a := keptRows(del, first, n, make([]int32, 0, 8))
+		b := keptRows(newRangeDeleted(del), first, n, nil)
+		if fmt.Sprint(a) != fmt.Sprint(want) || fmt.Sprint(b) != fmt.Sprint(want) || (a == nil) != (want == nil) || (b == nil) != (want == nil) {
+			t.Fatalf("first %d n %d: per-row %v, by range %v, want %v", first, n, a, b, want)
+		}
+	}
+}
+
 // randomPredicate builds a predicate over some of flatFields' columns with
 // literals drawn from rec.
 func randomPredicate(r *rand.Rand, rec arrow.RecordBatch, depth int) predicate.Predicate {
@@ -615,6 +669,9 @@ func TestFilterAndDeleted(t *testing.T) {
 					}
 				}
 				opts.Deleted = del
+				if trial%2 == 0 {
+					opts.Deleted = newRangeDeleted(del)
+				}
 			}
 			want, wantPos := expectFiltered(t, df, opts, mem)
 			for _, disable := range []bool{false, true} {
@@ -686,7 +743,7 @@ func TestORCFilterAndDeleted(t *testing.T) {
 		for i := int64(0); i < 3000; i += 3 {
 			del[i] = true
 		}
-		opts := ReadOptions{Fields: fields, Allocator: mem, BatchSize: 700, Deleted: del,
+		opts := ReadOptions{Fields: fields, Allocator: mem, BatchSize: 700, Deleted: newRangeDeleted(del),
 			Filter: &predicate.Leaf{Column: i64.Name, FieldID: i64.ID, Type: i64.Type, Op: predicate.Gt, Literals: []predicate.Literal{lim}}}
 		want, wantPos := expectFiltered(t, df, opts, mem)
 		res := readRecs(t, df, opts)
@@ -747,5 +804,42 @@ func TestFastPathCorruptFiles(t *testing.T) {
 	}
 	if failures == 0 {
 		t.Fatal("no corruption detected")
+	}
+}
+
+// gatherBytes equals a plain per-value copy for every value length around
+// its 16/32-byte block sizes, values at the very end of the source and NULLs.
+func TestGatherBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 200; trial++ {
+		nv := 1 + r.IntN(40)
+		var data []byte
+		offs := []uint32{0}
+		for i := 0; i < nv; i++ {
+			n := r.IntN(50)
+			for j := 0; j < n; j++ {
+				data = append(data, byte(r.IntN(256)))
+			}
+			offs = append(offs, uint32(len(data)))
+		}
+		data = data[:len(data):len(data)] // no spare capacity to read into
+		pos := make([]int32, r.IntN(100))
+		for i := range pos {
+			pos[i] = int32(r.IntN(nv+1)) - 1
+		}
+		var want []byte
+		wantOff := make([]int32, len(pos))
+		for i, x := range pos {
+			if x >= 0 {
+				want = append(want, data[offs[x]:offs[x+1]]...)
+			}
+			wantOff[i] = int32(3 + len(want))
+		}
+		out := make([]byte, 3+len(want)+gatherSlack)
+		o := make([]int32, len(pos))
+		end := gatherBytes(out, 3, o, data, offs, pos)
+		if end != 3+len(want) || !bytes.Equal(out[3:end], want) || !slices.Equal(o, wantOff) {
+			t.Fatalf("trial %d: end %d (want %d), offsets %v (want %v)", trial, end, 3+len(want), o, wantOff)
+		}
 	}
 }

@@ -90,9 +90,10 @@ func selectRows(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch
 	keep := make([]byte, bitutil.BytesForBits(int64(n)))
 	bitutil.SetBitsTo(keep, 0, int64(n), true)
 	if del != nil {
-		for i := 0; i < n; i++ {
-			if del.IsDeleted(first + int64(i)) {
-				bitutil.ClearBit(keep, i)
+		if sel := keptRows(del, first, n, nil); sel != nil {
+			clear(keep)
+			for _, i := range sel {
+				bitutil.SetBit(keep, int(i))
 			}
 		}
 	}

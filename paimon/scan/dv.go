@@ -11,6 +11,8 @@ import (
 // deletionVector marks deleted row positions of one data file.
 type deletionVector interface {
 	IsDeleted(pos int64) bool
+	// DeletedIn calls fn for every deleted position in [from, to), ascending.
+	DeletedIn(from, to int64, fn func(pos int64))
 }
 
 // loadDeletionVector reads and verifies a data file's deletion vector from

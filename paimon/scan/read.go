@@ -328,7 +328,9 @@ func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
 	return rr.Err()
 }
 
-// countingDeleter counts the rows a deletion vector drops.
+// countingDeleter counts the rows a deletion vector drops. It is a
+// format.RangeDeleter: the readers ask for the deleted positions of a whole
+// batch at once, and the count is added once per batch.
 type countingDeleter struct {
 	dv deletionVector
 	n  *atomic.Int64
@@ -341,6 +343,19 @@ func (c countingDeleter) IsDeleted(pos int64) bool {
 	}
 	return false
 }
+
+func (c countingDeleter) DeletedIn(from, to int64, fn func(pos int64)) {
+	var n int64
+	c.dv.DeletedIn(from, to, func(pos int64) {
+		n++
+		fn(pos)
+	})
+	if n > 0 {
+		c.n.Add(n)
+	}
+}
+
+var _ format.RangeDeleter = countingDeleter{}
 
 // finishBatch applies filter (nil: none) to a batch of readCols and projects
 // it to the output columns. It does not release b.
