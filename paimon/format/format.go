@@ -221,6 +221,28 @@ func (c *batchCursor) dropCurrent() {
 	c.rowPos = nil
 }
 
+// finishNext is deferred by a Parquet reader's Next: a panic inside the
+// decoders (corrupt input) becomes an error naming the file, and a Next that
+// returns false releases the reader.
+func (c *batchCursor) finishNext(name string, release func(), ok *bool) {
+	if p := recover(); p != nil {
+		c.err = fmt.Errorf("read parquet file %s: corrupt data (%v)", name, p)
+		*ok = false
+	}
+	if !*ok {
+		release()
+	}
+}
+
+// cancelled records ctx's error, naming the file, and reports whether there was one.
+func (c *batchCursor) cancelled(ctx context.Context, name string) bool {
+	if err := ctx.Err(); err != nil {
+		c.err = fmt.Errorf("read parquet file %s: %w", name, err)
+		return true
+	}
+	return false
+}
+
 // advance starts a Next: it drops the current batch and reports whether
 // reading may go on.
 func (c *batchCursor) advance() bool {

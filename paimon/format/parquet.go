@@ -321,18 +321,9 @@ func (r *parquetReader) next1() (ok bool) {
 	if !r.advance() {
 		return false
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			r.err = fmt.Errorf("read parquet file %s: corrupt data (%v)", r.f.name, p)
-			ok = false
-		}
-		if !ok {
-			r.Release()
-		}
-	}()
+	defer r.finishNext(r.f.name, r.Release, &ok)
 	for {
-		if err := r.ctx.Err(); err != nil {
-			r.err = fmt.Errorf("read parquet file %s: %w", r.f.name, err)
+		if r.cancelled(r.ctx, r.f.name) {
 			return false
 		}
 		if r.rr == nil && r.runEnd <= r.pos {
