@@ -5,8 +5,9 @@
 // predicate.Decimal, predicate.Timestamp, []any for lists and rows,
 // MapValue for maps).
 //
-// These are the row-at-a-time primitives of the merge-on-read reader; bulk
-// paths use Arrow kernels instead.
+// These are the row-at-a-time primitives of the merge-on-read reader;
+// Gather (gather.go) is its bulk path, copying runs of consecutive rows of
+// several source arrays into one new array.
 package arrowrow
 
 import (

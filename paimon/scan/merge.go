@@ -1,12 +1,13 @@
 package scan
 
 import (
-	"container/heap"
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"math/big"
 	"strings"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -28,7 +29,9 @@ func isRetract(k int8) bool { return k == KindUpdateBefore || k == KindDelete }
 
 // BatchSource yields the batches of one sorted run in key order. Next returns
 // (nil, nil) at the end. The merge reader owns (and releases) every batch it
-// receives.
+// receives. The reader calls Next on a prefetch goroutine of its own (one
+// call at a time, so sources of different runs run concurrently) and Close
+// only after that goroutine has stopped.
 type BatchSource interface {
 	Next(ctx context.Context) (arrow.RecordBatch, error)
 	Close()
@@ -99,11 +102,13 @@ type MergeSpec struct {
 	BatchSize            int
 }
 
-// rec points at one input row; the batch is retained while the rec is held.
+// rec points at one input row. The batch stays alive until the end of the
+// current output batch (exhausted batches wait in MergeReader.spent).
 type rec struct {
 	batch arrow.RecordBatch
 	row   int
 	src   int
+	kind  int8
 }
 
 type cursor struct {
@@ -111,17 +116,91 @@ type cursor struct {
 	batch arrow.RecordBatch
 	row   int
 	id    int
+	// Typed views of the current batch, resolved once per batch.
+	keys []colView // KeyCols
+	useq []colView // UserSeqCols
+	seq  []int64
+	kind []int8
+	// selBatch is the last batch of this run added to MergeReader.selFrom, at selIdx.
+	selBatch arrow.RecordBatch
+	selIdx   int
+}
+
+// colView is a comparison view of one key column of a batch: common
+// null-free types get a typed slice so rows compare without interface calls.
+type colView struct {
+	arr  arrow.Array
+	kind uint8
+	i64  []int64
+	i32  []int32
+	str  *array.String
+}
+
+const (
+	viewGeneric uint8 = iota
+	viewI64
+	viewI32
+	viewStr
+)
+
+func viewOf(arr arrow.Array) colView {
+	v := colView{arr: arr}
+	if arr.NullN() > 0 {
+		return v
+	}
+	switch x := arr.(type) {
+	case *array.Int64:
+		v.kind, v.i64 = viewI64, x.Int64Values()
+	case *array.Int32:
+		v.kind, v.i32 = viewI32, x.Int32Values()
+	case *array.Date32:
+		vals := x.Date32Values()
+		v.kind, v.i32 = viewI32, unsafe.Slice((*int32)(unsafe.SliceData(vals)), len(vals))
+	case *array.Timestamp:
+		vals := x.TimestampValues()
+		v.kind, v.i64 = viewI64, unsafe.Slice((*int64)(unsafe.SliceData(vals)), len(vals))
+	case *array.String:
+		v.kind, v.str = viewStr, x
+	}
+	return v
+}
+
+// int returns row i of an integer view (viewI64 or viewI32).
+func (v *colView) int(i int) int64 {
+	if v.kind == viewI64 {
+		return v.i64[i]
+	}
+	return int64(v.i32[i])
+}
+
+func cmpView(a *colView, i int, b *colView, j int) int {
+	if a.kind == b.kind {
+		switch a.kind {
+		case viewI64:
+			return cmp.Compare(a.i64[i], b.i64[j])
+		case viewI32:
+			return cmp.Compare(a.i32[i], b.i32[j])
+		case viewStr:
+			return strings.Compare(a.str.Value(i), b.str.Value(j))
+		}
+	}
+	return arrowrow.Compare(a.arr, i, b.arr, j)
 }
 
 // MergeReader merges sorted runs into one stream of merged rows, as Paimon's
 // SortMergeReader + merge function + DropDeleteReader do for batch reads.
 // It implements array.RecordReader.
+//
+// The deduplicate and first-row engines pick whole input rows: the reader
+// records the winners as ranges of input rows and builds each output column
+// with arrowrow.Gather. The other engines combine fields of several records
+// and append them row by row through a RecordBuilder.
 type MergeReader struct {
 	ctx     context.Context
 	mem     memory.Allocator
 	spec    MergeSpec
 	cursors []*cursor
-	h       cursorHeap
+	h       []*cursor // min-heap by (key, sequence, run id)
 	started bool
 	bld     *array.RecordBuilder
 	cur     arrow.RecordBatch
@@ -129,6 +208,12 @@ type MergeReader struct {
 	refs    int64
 	group   []rec
 	sums    []aggState
+
+	gather  bool
+	spans   []arrowrow.Span     // winning rows, as runs of consecutive rows of one batch of selFrom
+	selFrom []arrow.RecordBatch // the batches spans point into
+	colSrcs []arrow.Array
+	spent   []arrow.RecordBatch // exhausted input batches, released after the output batch is built
 }
 
 // NewMergeReader starts a merge over the given runs (one BatchSource per
@@ -156,61 +241,81 @@ func NewMergeReader(ctx context.Context, mem memory.Allocator, spec MergeSpec, r
 	}
 	m := &MergeReader{ctx: ctx, mem: mem, spec: spec, refs: 1}
 	for i, r := range runs {
-		m.cursors = append(m.cursors, &cursor{src: r, id: i})
+		m.cursors = append(m.cursors, &cursor{src: newPrefetchSource(ctx, r), id: i})
 	}
-	m.h = cursorHeap{m: m}
-	m.bld = array.NewRecordBuilder(mem, spec.OutSchema)
+	m.gather = spec.Engine == Deduplicate || spec.Engine == FirstRow
+	if !m.gather {
+		m.bld = array.NewRecordBuilder(mem, spec.OutSchema)
+	}
 	m.sums = make([]aggState, len(spec.OutCols))
 	return m, nil
 }
 
-// compareRecs orders two input rows by key, then user sequence, then system sequence.
-func (m *MergeReader) compareRows(a arrow.RecordBatch, ai int, b arrow.RecordBatch, bi int) int {
-	if c := m.compareKeys(a, ai, b, bi); c != 0 {
-		return c
+// less orders two cursors by key, then user sequence, then system
+// sequence, then run.
+func (m *MergeReader) less(a, b *cursor) bool {
+	if c := m.compareKeys(a.keys, a.row, b.keys, b.row); c != 0 {
+		return c < 0
 	}
-	return m.compareSeq(a, ai, b, bi)
-}
-
-func (m *MergeReader) compareKeys(a arrow.RecordBatch, ai int, b arrow.RecordBatch, bi int) int {
-	for _, k := range m.spec.KeyCols {
-		if c := arrowrow.Compare(a.Column(k), ai, b.Column(k), bi); c != 0 {
-			return c
-		}
-	}
-	return 0
-}
-
-func (m *MergeReader) compareSeq(a arrow.RecordBatch, ai int, b arrow.RecordBatch, bi int) int {
-	for _, k := range m.spec.UserSeqCols {
-		c := arrowrow.Compare(a.Column(k), ai, b.Column(k), bi)
+	for k := range a.useq {
+		c := cmpView(&a.useq[k], a.row, &b.useq[k], b.row)
 		if m.spec.UserSeqDesc {
 			c = -c
 		}
 		if c != 0 {
-			return c
+			return c < 0
 		}
 	}
-	sa := a.Column(m.spec.SeqCol).(*array.Int64).Value(ai)
-	sb := b.Column(m.spec.SeqCol).(*array.Int64).Value(bi)
-	switch {
-	case sa < sb:
-		return -1
-	case sa > sb:
-		return 1
+	if sa, sb := a.seq[a.row], b.seq[b.row]; sa != sb {
+		return sa < sb
+	}
+	return a.id < b.id
+}
+
+func (m *MergeReader) compareKeys(a []colView, ai int, b []colView, bi int) int {
+	for k := range a {
+		if c := cmpView(&a[k], ai, &b[k], bi); c != 0 {
+			return c
+		}
 	}
 	return 0
 }
 
+// load makes b the current batch of c and resolves its typed views.
+func (m *MergeReader) load(c *cursor, b arrow.RecordBatch) error {
+	c.batch, c.row = b, 0
+	// Fresh slices: mergeOneKey keeps the views of a group's first row
+	// while its cursor moves on.
+	c.keys = make([]colView, len(m.spec.KeyCols))
+	for i, k := range m.spec.KeyCols {
+		c.keys[i] = viewOf(b.Column(k))
+	}
+	c.useq = make([]colView, len(m.spec.UserSeqCols))
+	for i, k := range m.spec.UserSeqCols {
+		c.useq[i] = viewOf(b.Column(k))
+	}
+	seq, ok := b.Column(m.spec.SeqCol).(*array.Int64)
+	if !ok {
+		return fmt.Errorf("merge: _SEQUENCE_NUMBER column is %s, want int64", b.Column(m.spec.SeqCol).DataType())
+	}
+	kind, ok := b.Column(m.spec.KindCol).(*array.Int8)
+	if !ok {
+		return fmt.Errorf("merge: _VALUE_KIND column is %s, want int8", b.Column(m.spec.KindCol).DataType())
+	}
+	c.seq, c.kind = seq.Int64Values(), kind.Int8Values()
+	return nil
+}
+
 // advance moves c to its next row, loading batches as needed; it returns
-// false at the end of the run.
+// false at the end of the run. An exhausted batch is kept (m.spent) until
+// the current output batch is built.
 func (m *MergeReader) advance(c *cursor) (bool, error) {
 	if c.batch != nil {
 		c.row++
 		if c.row < int(c.batch.NumRows()) {
 			return true, nil
 		}
-		c.batch.Release()
+		m.spent = append(m.spent, c.batch)
 		c.batch = nil
 	}
 	for {
@@ -228,7 +333,10 @@ func (m *MergeReader) advance(c *cursor) (bool, error) {
 			b.Release()
 			continue
 		}
-		c.batch, c.row = b, 0
+		if err := m.load(c, b); err != nil {
+			m.spent = append(m.spent, b)
+			return false, err
+		}
 		return true, nil
 	}
 }
@@ -241,11 +349,49 @@ func (m *MergeReader) start() error {
 			return err
 		}
 		if ok {
-			m.h.items = append(m.h.items, c)
+			m.h = append(m.h, c)
 		}
 	}
-	heap.Init(&m.h)
+	for i := len(m.h)/2 - 1; i >= 0; i-- {
+		m.down(i)
+	}
 	return nil
+}
+
+// down restores the heap property below i.
+func (m *MergeReader) down(i int) {
+	h := m.h
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		j := l
+		if r := l + 1; r < len(h) && m.less(h[r], h[l]) {
+			j = r
+		}
+		if !m.less(h[j], h[i]) {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
+}
+
+func (m *MergeReader) popTop() {
+	n := len(m.h) - 1
+	m.h[0] = m.h[n]
+	m.h[n] = nil
+	m.h = m.h[:n]
+	m.down(0)
+}
+
+func (m *MergeReader) releaseSpent() {
+	for i, b := range m.spent {
+		b.Release()
+		m.spent[i] = nil
+	}
+	m.spent = m.spent[:0]
 }
 
 // Next implements array.RecordReader.
@@ -264,10 +410,16 @@ func (m *MergeReader) Next() bool {
 		}
 	}
 	n := 0
-	for m.h.Len() > 0 && n < m.spec.BatchSize {
+	for len(m.h) > 0 && n < m.spec.BatchSize {
+		if m.gather {
+			if n += m.takeSingles(m.spec.BatchSize - n); n >= m.spec.BatchSize {
+				break
+			}
+		}
 		emitted, err := m.mergeOneKey()
 		if err != nil {
 			m.err = err
+			m.clearSelection()
 			return false
 		}
 		if emitted {
@@ -275,41 +427,57 @@ func (m *MergeReader) Next() bool {
 		}
 	}
 	if n == 0 {
+		m.releaseSpent()
 		return false
 	}
-	m.cur = m.bld.NewRecordBatch()
+	if m.gather {
+		m.cur = m.buildSelected(n)
+	} else {
+		m.cur = m.bld.NewRecordBatch()
+	}
+	m.releaseSpent()
 	return true
 }
 
+// buildSelected builds the output batch from the recorded row ranges.
+func (m *MergeReader) buildSelected(n int) arrow.RecordBatch {
+	cols := make([]arrow.Array, len(m.spec.OutCols))
+	for o, in := range m.spec.OutCols {
+		m.colSrcs = m.colSrcs[:0]
+		for _, b := range m.selFrom {
+			m.colSrcs = append(m.colSrcs, b.Column(in))
+		}
+		cols[o] = arrowrow.Gather(m.mem, m.spec.OutSchema.Field(o).Type, m.colSrcs, m.spans)
+	}
+	m.clearSelection()
+	out := array.NewRecordBatch(m.spec.OutSchema, cols, int64(n))
+	for _, c := range cols {
+		c.Release()
+	}
+	return out
+}
+
 // mergeOneKey pops every record of the smallest key, merges them and appends
-// the result (if any) to the builder.
+// the result (if any) to the output.
 func (m *MergeReader) mergeOneKey() (bool, error) {
 	m.group = m.group[:0]
-	defer func() {
-		for _, r := range m.group {
-			r.batch.Release()
-		}
-		m.group = m.group[:0]
-	}()
-	first := m.h.items[0]
-	firstBatch, firstRow := first.batch, first.row
-	firstBatch.Retain()
-	defer firstBatch.Release()
-	for m.h.Len() > 0 {
-		c := m.h.items[0]
-		if len(m.group) > 0 && m.compareKeys(c.batch, c.row, firstBatch, firstRow) != 0 {
+	first := m.h[0]
+	firstRow := first.row
+	firstKey := first.keys
+	for len(m.h) > 0 {
+		c := m.h[0]
+		if len(m.group) > 0 && m.compareKeys(c.keys, c.row, firstKey, firstRow) != 0 {
 			break
 		}
-		c.batch.Retain()
-		m.group = append(m.group, rec{batch: c.batch, row: c.row, src: c.id})
+		m.group = append(m.group, rec{batch: c.batch, row: c.row, src: c.id, kind: c.kind[c.row]})
 		ok, err := m.advance(c)
 		if err != nil {
 			return false, err
 		}
 		if ok {
-			heap.Fix(&m.h, 0)
+			m.down(0)
 		} else {
-			heap.Pop(&m.h)
+			m.popTop()
 		}
 	}
 	// The heap pops in (key, sequence) order, so m.group is ordered by sequence.
@@ -325,13 +493,104 @@ func (m *MergeReader) mergeOneKey() (bool, error) {
 	}
 }
 
-func (m *MergeReader) kind(r rec) int8 {
-	return r.batch.Column(m.spec.KindCol).(*array.Int8).Value(r.row)
+func (m *MergeReader) kind(r rec) int8 { return r.kind }
+
+// appendRow selects a whole input row (deduplicate, first-row).
+func (m *MergeReader) appendRow(r rec) { m.selectRows(m.cursors[r.src], r.batch, r.row, 1) }
+
+// selectRows adds rows [row, row+n) of batch b of run c to the selection.
+func (m *MergeReader) selectRows(c *cursor, b arrow.RecordBatch, row, n int) {
+	if n == 0 {
+		return
+	}
+	if k := len(m.spans) - 1; k >= 0 {
+		last := &m.spans[k]
+		if last.Start+last.Len == row && m.selFrom[last.Src] == b {
+			last.Len += n
+			return
+		}
+	}
+	if c.selBatch != b { // a run's batches are selected in order
+		c.selBatch, c.selIdx = b, len(m.selFrom)
+		m.selFrom = append(m.selFrom, b)
+	}
+	m.spans = append(m.spans, arrowrow.Span{Src: c.selIdx, Start: row, Len: n})
 }
 
-func (m *MergeReader) appendRow(r rec) {
-	for o, in := range m.spec.OutCols {
-		arrowrow.AppendFrom(m.bld.Field(o), r.batch.Column(in), r.row)
+// takeSingles is the deduplicate/first-row fast path: while the smallest
+// run's current key is below every other run's key and differs from the
+// run's next row, the key has a single record, which wins unless it
+// retracts. It consumes such rows (never a batch's last row: mergeOneKey
+// loads the next batch) and returns how many it selected, at most limit.
+func (m *MergeReader) takeSingles(limit int) int {
+	c := m.h[0]
+	if len(c.keys) == 0 {
+		return 0 // no key columns: every record has the same key
+	}
+	var bound *cursor
+	if len(m.h) > 1 {
+		bound = m.h[1]
+		if len(m.h) > 2 && m.less(m.h[2], bound) {
+			bound = m.h[2]
+		}
+	}
+	last := int(c.batch.NumRows()) - 1
+	row, start, taken := c.row, c.row, 0
+	// The first key column usually decides; compare it inline when typed.
+	a0 := &c.keys[0]
+	var bv int64
+	typed := a0.kind == viewI64 || a0.kind == viewI32
+	if bound != nil {
+		b0 := &bound.keys[0]
+		typed = typed && b0.kind == a0.kind
+		if typed {
+			bv = b0.int(bound.row)
+		}
+	}
+	for row < last && taken < limit {
+		if typed {
+			v := a0.int(row)
+			if bound != nil && v > bv {
+				break
+			}
+			if (bound != nil && v == bv && m.compareKeys(c.keys, row, bound.keys, bound.row) >= 0) ||
+				(v == a0.int(row+1) && m.compareKeys(c.keys, row, c.keys, row+1) == 0) {
+				break
+			}
+		} else if (bound != nil && m.compareKeys(c.keys, row, bound.keys, bound.row) >= 0) ||
+			m.compareKeys(c.keys, row, c.keys, row+1) == 0 {
+			break
+		}
+		if isRetract(c.kind[row]) {
+			if m.spec.Engine == FirstRow && !m.spec.IgnoreDelete {
+				break // mergeOneKey reports the error
+			}
+			m.selectRows(c, c.batch, start, row-start) // a lone retraction leaves no row
+			start = row + 1
+		} else {
+			taken++
+		}
+		row++
+	}
+	if row == c.row {
+		return 0
+	}
+	m.selectRows(c, c.batch, start, row-start)
+	c.row = row
+	m.down(0)
+	return taken
+}
+
+// clearSelection forgets the selected rows (the batches stay owned by the
+// cursors or m.spent).
+func (m *MergeReader) clearSelection() {
+	m.spans = m.spans[:0]
+	clear(m.selFrom)
+	m.selFrom = m.selFrom[:0]
+	clear(m.colSrcs)
+	m.colSrcs = m.colSrcs[:0]
+	for _, c := range m.cursors {
+		c.selBatch = nil
 	}
 }
 
@@ -657,6 +916,9 @@ func (m *MergeReader) Release() {
 		m.cur.Release()
 		m.cur = nil
 	}
+	m.clearSelection()
+	m.group = nil
+	m.releaseSpent()
 	for _, c := range m.cursors {
 		if c.batch != nil {
 			c.batch.Release()
@@ -665,33 +927,81 @@ func (m *MergeReader) Release() {
 		c.src.Close()
 	}
 	m.cursors = nil
-	m.h.items = nil
+	m.h = nil
 	if m.bld != nil {
 		m.bld.Release()
 		m.bld = nil
 	}
 }
 
-type cursorHeap struct {
-	m     *MergeReader
-	items []*cursor
+// prefetchSource decodes the next batches of one run on its own goroutine
+// while the merge consumes the current one, so decoding a run overlaps with
+// merging (and with decoding the other runs).
+type prefetchSource struct {
+	src  BatchSource
+	ch   chan prefetched
+	stop chan struct{}
+	done chan struct{}
+	end  bool
 }
 
-func (h *cursorHeap) Len() int { return len(h.items) }
-func (h *cursorHeap) Less(i, j int) bool {
-	a, b := h.items[i], h.items[j]
-	c := h.m.compareRows(a.batch, a.row, b.batch, b.row)
-	if c != 0 {
-		return c < 0
-	}
-	return a.id < b.id
+type prefetched struct {
+	b   arrow.RecordBatch
+	err error
 }
-func (h *cursorHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *cursorHeap) Push(x any)    { h.items = append(h.items, x.(*cursor)) }
-func (h *cursorHeap) Pop() any {
-	old := h.items
-	n := len(old)
-	it := old[n-1]
-	h.items = old[:n-1]
-	return it
+
+// prefetchDepth is how many decoded batches a run may hold ahead.
+const prefetchDepth = 1
+
+func newPrefetchSource(ctx context.Context, src BatchSource) *prefetchSource {
+	p := &prefetchSource{src: src, ch: make(chan prefetched, prefetchDepth), stop: make(chan struct{}), done: make(chan struct{})}
+	go p.run(ctx)
+	return p
+}
+
+func (p *prefetchSource) run(ctx context.Context) {
+	defer close(p.done)
+	defer close(p.ch)
+	for {
+		b, err := p.src.Next(ctx)
+		select {
+		case p.ch <- prefetched{b, err}:
+		case <-p.stop:
+			if b != nil {
+				b.Release()
+			}
+			return
+		}
+		if b == nil || err != nil {
+			return
+		}
+	}
+}
+
+func (p *prefetchSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if p.end {
+		return nil, nil
+	}
+	select {
+	case r, ok := <-p.ch:
+		if !ok || r.b == nil || r.err != nil {
+			p.end = true
+		}
+		return r.b, r.err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+// Close stops the goroutine, releases batches decoded ahead and closes the
+// underlying source (never concurrently with its Next).
+func (p *prefetchSource) Close() {
+	close(p.stop)
+	for r := range p.ch {
+		if r.b != nil {
+			r.b.Release()
+		}
+	}
+	<-p.done
+	p.src.Close()
 }

@@ -3,6 +3,7 @@ package scan
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"math/rand"
 	"sort"
 	"testing"
@@ -13,6 +14,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-flightsql/paimon-flightsql/internal/testutil"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/arrowrow"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 )
 
 // mrec is one input record of the merge model.
@@ -204,7 +207,15 @@ func runMergeCase(t *testing.T, seed int64, iter int, spec MergeSpec, rng *rand.
 	for r := range runs {
 		keys := rng.Perm(30)[:rng.Intn(20)]
 		sort.Ints(keys)
+		// A run may hold several records of one key (adjacent, by sequence).
+		var withDups []int
 		for _, k := range keys {
+			withDups = append(withDups, k)
+			for rng.Intn(6) == 0 {
+				withDups = append(withDups, k)
+			}
+		}
+		for _, k := range withDups {
 			seq++
 			rec := mrec{key: int32(k + 1), seq: seq, kind: KindInsert}
 			switch p := rng.Intn(10); {
@@ -233,7 +244,7 @@ func runMergeCase(t *testing.T, seed int64, iter int, spec MergeSpec, rng *rand.
 	closed := 0
 	var srcs []BatchSource
 	for _, r := range runs {
-		srcs = append(srcs, &sliceSource{mem: mem, recs: r, rng: rng, closed: &closed})
+		srcs = append(srcs, &sliceSource{mem: mem, recs: r, rng: subRand(rng), closed: &closed})
 	}
 	rd, err := NewMergeReader(context.Background(), mem, spec, srcs)
 	if err != nil {
@@ -298,8 +309,8 @@ func TestMergeReaderErrorsAndCancel(t *testing.T) {
 	closed := 0
 	// A failing source stops the merge with its error.
 	rd, err := NewMergeReader(context.Background(), mem, spec, []BatchSource{
-		&sliceSource{mem: mem, recs: mk(50), rng: rng, closed: &closed, failAt: 10},
-		&sliceSource{mem: mem, recs: mk(50), rng: rng, closed: &closed},
+		&sliceSource{mem: mem, recs: mk(50), rng: subRand(rng), closed: &closed, failAt: 10},
+		&sliceSource{mem: mem, recs: mk(50), rng: subRand(rng), closed: &closed},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -312,7 +323,7 @@ func TestMergeReaderErrorsAndCancel(t *testing.T) {
 	rd.Release()
 	// A cancelled context stops it too; abandoning mid-way leaks nothing.
 	ctx, cancel := context.WithCancel(context.Background())
-	rd, _ = NewMergeReader(ctx, mem, spec, []BatchSource{&sliceSource{mem: mem, recs: mk(100), rng: rng, closed: &closed}})
+	rd, _ = NewMergeReader(ctx, mem, spec, []BatchSource{&sliceSource{mem: mem, recs: mk(100), rng: subRand(rng), closed: &closed}})
 	if !rd.Next() {
 		t.Fatal("no first batch")
 	}
@@ -344,4 +355,205 @@ func indexOf(s, sub string) int {
 		}
 	}
 	return -1
+}
+
+// subRand gives each source its own generator: the merge reader pulls from
+// its sources on prefetch goroutines, concurrently.
+func subRand(rng *rand.Rand) *rand.Rand { return rand.New(rand.NewSource(rng.Int63())) }
+
+// poisonAllocator fills freed memory with 0xAA and fresh memory with 0xFF,
+// so merged output that still points into a released input batch, or that
+// relies on zeroed buffers, shows wrong values.
+type poisonAllocator struct{ memory.Allocator }
+
+func (a poisonAllocator) Allocate(n int) []byte {
+	b := a.Allocator.Allocate(n)
+	for i := range b {
+		b[i] = 0xFF
+	}
+	return b
+}
+
+func (a poisonAllocator) Reallocate(n int, b []byte) []byte {
+	old := len(b)
+	b = a.Allocator.Reallocate(n, b)
+	for i := old; i < len(b); i++ {
+		b[i] = 0xFF
+	}
+	return b
+}
+
+func (a poisonAllocator) Free(b []byte) {
+	for i := range b {
+		b[i] = 0xAA
+	}
+	a.Allocator.Free(b)
+}
+
+// slicedSource serves one prepared batch as slices at offsets (the merge
+// must honour array offsets), handing each slice over to the reader.
+type slicedSource struct {
+	rec  arrow.RecordBatch
+	pos  int
+	rng  *rand.Rand
+	done bool
+}
+
+func (s *slicedSource) Next(context.Context) (arrow.RecordBatch, error) {
+	n := int(s.rec.NumRows())
+	if s.pos >= n {
+		return nil, nil
+	}
+	end := min(n, s.pos+1+s.rng.Intn(6))
+	b := s.rec.NewSlice(int64(s.pos), int64(end))
+	s.pos = end
+	return b, nil
+}
+
+func (s *slicedSource) Close() {
+	if !s.done {
+		s.done = true
+		s.rec.Release()
+	}
+}
+
+// TestMergeGatherTypes runs the deduplicate and first-row engines (the
+// range-gather path) over columns of many types — decimals, timestamps,
+// booleans, binaries, lists and structs (row-by-row fallback), a string key —
+// with input batches sliced at offsets and buffers poisoned once freed, and
+// compares with the winning input rows.
+func TestMergeGatherTypes(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	dec := &arrow.Decimal128Type{Precision: 20, Scale: 2}
+	valFields := []arrow.Field{
+		{Name: "k", Type: arrow.BinaryTypes.String},
+		{Name: "d", Type: dec, Nullable: true},
+		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Microsecond}, Nullable: true},
+		{Name: "b", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+		{Name: "bin", Type: arrow.BinaryTypes.Binary, Nullable: true},
+		{Name: "l", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64), Nullable: true},
+		{Name: "s", Type: arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int32, Nullable: true}), Nullable: true},
+	}
+	inSchema := arrow.NewSchema(append([]arrow.Field{
+		{Name: "_KEY_k", Type: arrow.BinaryTypes.String},
+		{Name: "_SEQUENCE_NUMBER", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "_VALUE_KIND", Type: arrow.PrimitiveTypes.Int8},
+	}, valFields...), nil)
+	outSchema := arrow.NewSchema(valFields, nil)
+	for iter := 0; iter < 30; iter++ {
+		for _, engine := range []MergeEngine{Deduplicate, FirstRow} {
+			checked := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			mem := poisonAllocator{checked}
+			type row struct {
+				key  string
+				seq  int64
+				kind int8
+				vals string // rendered value columns
+			}
+			var all []row
+			var srcs []BatchSource
+			seq := int64(0)
+			for r := 0; r < 1+rng.Intn(4); r++ {
+				keys := rng.Perm(40)[:rng.Intn(30)]
+				sort.Ints(keys)
+				b := array.NewRecordBuilder(mem, inSchema)
+				for _, k := range keys {
+					seq++
+					key := fmt.Sprintf("k%03d", k)
+					kind := KindInsert
+					if rng.Intn(8) == 0 && engine == Deduplicate {
+						kind = KindDelete
+					}
+					b.Field(0).(*array.StringBuilder).Append(key)
+					b.Field(1).(*array.Int64Builder).Append(seq)
+					b.Field(2).(*array.Int8Builder).Append(kind)
+					b.Field(3).(*array.StringBuilder).Append(key)
+					var vals []string
+					for f := 4; f < len(inSchema.Fields()); f++ {
+						var v any
+						if rng.Intn(4) > 0 {
+							switch f {
+							case 4:
+								v = predicate.Decimal{Unscaled: big.NewInt(rng.Int63n(1e12) - 5e11), Scale: 2}
+							case 5:
+								v = predicate.Timestamp{Millis: rng.Int63n(1 << 40), NanoOfMilli: int32(rng.Intn(1000)) * 1000}
+							case 6:
+								v = rng.Intn(2) == 0
+							case 7:
+								v = []byte(fmt.Sprint(rng.Intn(1000)))
+							case 8:
+								v = []any{int64(rng.Intn(9)), nil}
+							case 9:
+								v = []any{int64(rng.Intn(9))}
+							}
+						}
+						if err := arrowrow.AppendValue(b.Field(f), v); err != nil {
+							t.Fatal(err)
+						}
+						vals = append(vals, fmt.Sprintf("%v", v))
+					}
+					all = append(all, row{key, seq, kind, key + " " + fmt.Sprint(vals)})
+				}
+				srcs = append(srcs, &slicedSource{rec: b.NewRecordBatch(), rng: subRand(rng)})
+				b.Release()
+			}
+			rng.Shuffle(len(srcs), func(i, j int) { srcs[i], srcs[j] = srcs[j], srcs[i] })
+			// Expected: per key, the latest (deduplicate) or first (first-row)
+			// record; a latest DELETE drops the key.
+			sort.SliceStable(all, func(i, j int) bool {
+				if all[i].key != all[j].key {
+					return all[i].key < all[j].key
+				}
+				return all[i].seq < all[j].seq
+			})
+			var want []string
+			for i := 0; i < len(all); {
+				j := i
+				for j < len(all) && all[j].key == all[i].key {
+					j++
+				}
+				pick := all[i]
+				if engine == Deduplicate {
+					pick = all[j-1]
+				}
+				if pick.kind == KindInsert {
+					want = append(want, pick.vals)
+				}
+				i = j
+			}
+			spec := MergeSpec{KeyCols: []int{0}, SeqCol: 1, KindCol: 2, OutCols: []int{3, 4, 5, 6, 7, 8, 9},
+				OutSchema: outSchema, Engine: engine, IgnoreDelete: false, BatchSize: 1 + rng.Intn(20)}
+			rd, err := NewMergeReader(context.Background(), mem, spec, srcs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			var held []arrow.RecordBatch
+			for rd.Next() {
+				b := rd.RecordBatch()
+				b.Retain() // check after every input batch was released
+				held = append(held, b)
+			}
+			if err := rd.Err(); err != nil {
+				t.Fatal(err)
+			}
+			rd.Release()
+			for _, b := range held {
+				for i := 0; i < int(b.NumRows()); i++ {
+					var vals []string
+					for c := 1; c < int(b.NumCols()); c++ {
+						vals = append(vals, fmt.Sprintf("%v", arrowrow.Value(b.Column(c), i)))
+					}
+					got = append(got, b.Column(0).(*array.String).Value(i)+" "+fmt.Sprint(vals))
+				}
+				b.Release()
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("seed %d iter %d %s:\n got  %v\n want %v", seed, iter, engine, got, want)
+			}
+			checked.AssertSize(t, 0)
+		}
+	}
 }
