@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -83,9 +84,14 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 	// A ticket of one endpoint reuses the plan GetFlightInfo made on this
 	// node, if it is still cached; otherwise the statement is planned again.
 	var stmt Statement
+	mem := s.mem
 	if ep != nil {
-		if stmt = s.plans.get(qid, spec); stmt != nil {
+		var pool memory.Allocator
+		if stmt, pool = s.plans.get(qid, spec); stmt != nil {
+			mem = pool
 			s.metrics.add("plans_reused_total", 1)
+			// Runs after the deferred wait below: every batch sent is freed.
+			defer s.plans.release(pool)
 		}
 	}
 	if stmt == nil {
@@ -142,7 +148,7 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 
 	for _, params := range paramRows {
 		for _, part := range parts {
-			n, err := s.streamPart(ctx, wr, stmt, sc, params, part)
+			n, err := s.streamPart(ctx, wr, stmt, sc, params, part, mem)
 			rows += n
 			if err != nil {
 				return err
@@ -155,8 +161,8 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 	return nil
 }
 
-func (s *Server) streamPart(ctx context.Context, wr *recordWriter, stmt Statement, sc *arrow.Schema, params []any, part int) (int64, error) {
-	rdr, err := stmt.Execute(ctx, s.mem, params, part)
+func (s *Server) streamPart(ctx context.Context, wr *recordWriter, stmt Statement, sc *arrow.Schema, params []any, part int, mem memory.Allocator) (int64, error) {
+	rdr, err := stmt.Execute(ctx, mem, params, part)
 	if err != nil {
 		return 0, s.toStatus(err, phaseExec)
 	}

@@ -6,6 +6,9 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/paimon-flightsql/paimon-flightsql/internal/bufpool"
 )
 
 // planCache keeps the statements planned by GetFlightInfo so that the
@@ -24,6 +27,7 @@ import (
 const planCacheTTL = 10 * time.Minute
 
 type planCache struct {
+	mem     memory.Allocator // base of each entry's buffer pool
 	mu      sync.Mutex
 	max     int
 	ttl     time.Duration
@@ -37,10 +41,22 @@ type planEntry struct {
 	stmt    Statement
 	expires time.Time
 	left    map[int]bool // endpoints not yet streamed to the end
+	// pool recycles Arrow buffers across the endpoints of the query: each
+	// endpoint's scan starts with the buffers earlier ones released instead
+	// of a cold pool. Closed when the entry goes; streams still running
+	// then allocate from and free to the server's allocator.
+	pool *bufpool.Pool
+	// active counts the streams using the entry; the pool keeps buffers
+	// only while one runs (suspended in between, so abandoned queries hold
+	// no memory until they expire).
+	active int
 }
 
-func newPlanCache(maxEntries int, ttl time.Duration) *planCache {
-	return &planCache{max: maxEntries, ttl: ttl, entries: map[string]*list.Element{}, lru: list.New()}
+// queryPoolIdleBytes bounds the idle buffers of one query's pool.
+const queryPoolIdleBytes = 128 << 20
+
+func newPlanCache(mem memory.Allocator, maxEntries int, ttl time.Duration) *planCache {
+	return &planCache{mem: mem, max: maxEntries, ttl: ttl, entries: map[string]*list.Element{}, lru: list.New()}
 }
 
 // put caches stmt for query qid, whose FlightInfo has eps endpoints, until
@@ -63,33 +79,54 @@ func (c *planCache) put(qid string, spec execSpec, stmt Statement, eps int, exp 
 	if el, ok := c.entries[qid]; ok {
 		c.lru.Remove(el)
 	}
-	c.entries[qid] = c.lru.PushFront(&planEntry{qid: qid, key: specKey(spec), stmt: stmt, expires: expires, left: left})
+	c.entries[qid] = c.lru.PushFront(&planEntry{qid: qid, key: specKey(spec), stmt: stmt, expires: expires, left: left, pool: newSuspendedPool(c.mem)})
 	for c.lru.Len() > c.max {
 		c.removeLocked(c.lru.Back())
 	}
 }
 
-// get returns the statement cached for the ticket's query, or nil.
-func (c *planCache) get(qid string, spec execSpec) Statement {
+// get returns the statement cached for the ticket's query and the query's
+// buffer pool, or nil. After a hit the caller must call release when its
+// stream is over and every batch it sent was freed.
+func (c *planCache) get(qid string, spec execSpec) (Statement, memory.Allocator) {
 	if c == nil {
-		return nil
+		return nil, nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.entries[qid]
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	e := el.Value.(*planEntry)
 	if time.Now().After(e.expires) {
 		c.removeLocked(el)
-		return nil
+		return nil, nil
 	}
 	if e.key != specKey(spec) {
-		return nil
+		return nil, nil
 	}
 	c.lru.MoveToFront(el)
-	return e.stmt
+	e.active++
+	if e.active == 1 {
+		e.pool.Resume()
+	}
+	return e.stmt, e.pool
+}
+
+// release ends a stream that get returned pool for.
+func (c *planCache) release(pool memory.Allocator) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, el := range c.entries {
+		if e := el.Value.(*planEntry); e.pool == pool {
+			if e.active--; e.active == 0 {
+				e.pool.Suspend()
+			}
+			return
+		}
+	}
+	// The entry is gone: its pool was closed with it.
 }
 
 // done records that endpoint ep of qid was streamed to the end; the entry
@@ -147,6 +184,7 @@ func (c *planCache) removeLocked(el *list.Element) {
 	e := el.Value.(*planEntry)
 	delete(c.entries, e.qid)
 	c.lru.Remove(el)
+	e.pool.Close()
 }
 
 // specKey identifies what a statement was planned from.
@@ -170,4 +208,10 @@ func specKey(e execSpec) string {
 	}
 	add(string(e.Params))
 	return string(b)
+}
+
+func newSuspendedPool(mem memory.Allocator) *bufpool.Pool {
+	p := bufpool.New(mem, queryPoolIdleBytes)
+	p.Suspend()
+	return p
 }

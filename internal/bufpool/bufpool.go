@@ -56,6 +56,8 @@ type Pool struct {
 	idle   int // bytes held in free lists
 	budget int
 	closed bool
+	// suspended: freed buffers go back to the base allocator (Suspend).
+	suspended bool
 	// bufs maps the first byte of each class buffer handed out or idle to
 	// its allocation. Buffers are handed out with cap == len, as arrow-go's
 	// allocators do (some compute kernels size writes by cap), so the class
@@ -177,7 +179,7 @@ func (p *Pool) Free(b []byte) {
 		}
 	}
 	p.mu.Lock()
-	if !p.closed && p.idle+len(e.full) <= p.budget {
+	if !p.closed && !p.suspended && p.idle+len(e.full) <= p.budget {
 		c := class(len(e.full))
 		p.free[c] = append(p.free[c], e.full[:0])
 		p.idle += len(e.full)
@@ -195,6 +197,16 @@ func (p *Pool) Free(b []byte) {
 func (p *Pool) Close() {
 	p.mu.Lock()
 	p.closed = true
+	p.mu.Unlock()
+	p.Suspend()
+}
+
+// Suspend returns the idle buffers to the base allocator and stops keeping
+// freed buffers until Resume: a pool that lives longer than its users (a
+// query's pool between its streams) holds no memory while nothing runs.
+func (p *Pool) Suspend() {
+	p.mu.Lock()
+	p.suspended = true
 	var raws [][]byte
 	for c := range p.free {
 		for _, b := range p.free[c] {
@@ -209,6 +221,13 @@ func (p *Pool) Close() {
 	for _, r := range raws {
 		p.base.Free(r)
 	}
+}
+
+// Resume undoes Suspend (not Close).
+func (p *Pool) Resume() {
+	p.mu.Lock()
+	p.suspended = false
+	p.mu.Unlock()
 }
 
 var _ memory.Allocator = (*Pool)(nil)

@@ -127,3 +127,25 @@ func TestPoisonMode(t *testing.T) {
 	p.Close()
 	mem.AssertSize(t, 0)
 }
+
+func TestSuspendResume(t *testing.T) {
+	normalMode(t)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	p := New(mem, 1<<20)
+	a, b := p.Allocate(1<<16), p.Allocate(1<<16)
+	p.Free(a)
+	p.Suspend() // idle a goes back to mem
+	p.Free(b)   // suspended: straight back to mem
+	mem.AssertSize(t, 0)
+	p.Resume()
+	c := p.Allocate(1 << 16)
+	p.Free(c) // kept again
+	if mem.CurrentAlloc() == 0 {
+		t.Fatalf("resumed pool did not keep a freed buffer")
+	}
+	p.Close()
+	p.Resume() // no effect after Close
+	d := p.Allocate(1 << 16)
+	p.Free(d)
+	mem.AssertSize(t, 0)
+}

@@ -51,17 +51,23 @@ func (s *Scan) ReadWithStats(ctx context.Context, mem memory.Allocator, splits [
 	// Batches of one scan have the same shapes over and over: recycle the
 	// buffers the consumer releases instead of allocating (and zeroing, and
 	// garbage-collecting) fresh ones for every batch (docs/benchmarks.md).
-	pool := bufpool.New(mem, scanPoolIdleBytes)
+	// A pool given as the allocator (the Flight server's per-query pool,
+	// shared by the query's endpoints) is used as it is.
+	pool, own := bufpool.New(mem, scanPoolIdleBytes), true
+	if p, ok := mem.(*bufpool.Pool); ok {
+		pool, own = p, false
+	}
 	r := &reader{
-		s:      s,
-		mem:    pool,
-		pool:   pool,
-		ctx:    ctx,
-		cancel: cancel,
-		out:    make(chan arrow.RecordBatch, s.opts.Concurrency),
-		stats:  stats,
-		refs:   1,
-		limit:  s.opts.Limit,
+		s:       s,
+		mem:     pool,
+		pool:    pool,
+		ownPool: own,
+		ctx:     ctx,
+		cancel:  cancel,
+		out:     make(chan arrow.RecordBatch, s.opts.Concurrency),
+		stats:   stats,
+		refs:    1,
+		limit:   s.opts.Limit,
 	}
 	// With fewer files than workers, file-level parallelism leaves cores
 	// idle (e.g. a filter whose stats leave one file): decode the columns
@@ -102,14 +108,16 @@ func (s *Scan) ReadWithStats(ctx context.Context, mem memory.Allocator, splits [
 }
 
 type reader struct {
-	s      *Scan
-	mem    memory.Allocator
-	pool   *bufpool.Pool
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	out    chan arrow.RecordBatch
-	wg     sync.WaitGroup
-	stats  *ReadStats
+	s    *Scan
+	mem  memory.Allocator
+	pool *bufpool.Pool
+	// ownPool: pool belongs to this reader (closed by Release).
+	ownPool bool
+	ctx     context.Context
+	cancel  context.CancelCauseFunc
+	out     chan arrow.RecordBatch
+	wg      sync.WaitGroup
+	stats   *ReadStats
 	// parallel decodes the columns of a batch concurrently (few files).
 	parallel bool
 
@@ -219,7 +227,9 @@ func (r *reader) Release() {
 	for b := range r.out { // drain until the producers are gone
 		b.Release()
 	}
-	r.pool.Close() // batches still retained by the caller free to mem later
+	if r.ownPool {
+		r.pool.Close() // batches still retained by the caller free to mem later
+	}
 }
 
 // scanPoolIdleBytes bounds the buffers a scan keeps for reuse; the in-flight

@@ -192,7 +192,7 @@ func (b *bench) measure(suite, name, engine string, fn func() (int64, error)) (*
 		return nil, fmt.Errorf("%s/%s (%s): %w", suite, name, engine, err)
 	}
 	var prof *os.File
-	if b.cfg.profDir != "" && strings.HasPrefix(engine, "ours") {
+	if b.cfg.profDir != "" && (strings.HasPrefix(engine, "ours") || strings.HasPrefix(engine, "flight")) {
 		var err error
 		prof, err = os.Create(filepath.Join(b.cfg.profDir, fmt.Sprintf("%s-%s-%s.pprof", suite, name, engine)))
 		if err != nil {
