@@ -31,6 +31,18 @@ type keyer interface {
 
 type newGroupFn func(cols []arrow.Array, r int) (int32, error)
 
+// nullGroup returns the group of NULL keys (*g, -1 until row r is the first).
+func nullGroup(g *int32, cols []arrow.Array, r int, newGroup newGroupFn) (int32, error) {
+	if *g < 0 {
+		ng, err := newGroup(cols, r)
+		if err != nil {
+			return 0, err
+		}
+		*g = ng
+	}
+	return *g, nil
+}
+
 func newKeyer(keyTypes []arrow.DataType) keyer {
 	switch {
 	case len(keyTypes) == 0:
@@ -180,14 +192,11 @@ func (k *stringKeyer) assign(cols []arrow.Array, gids []int32, newGroup newGroup
 	lastX, lastL, lastG := uint64(0), uint8(0), int32(-1)
 	for r := range gids {
 		if bits != nil && !bitutil.BitIsSet(bits, off+r) {
-			if k.nullG < 0 {
-				g, err := newGroup(cols, r)
-				if err != nil {
-					return err
-				}
-				k.nullG = g
+			g, err := nullGroup(&k.nullG, cols, r, newGroup)
+			if err != nil {
+				return err
 			}
-			gids[r] = k.nullG
+			gids[r] = g
 			continue
 		}
 		s, e := offs[r]-base, offs[r+1]-base
@@ -288,14 +297,11 @@ func assignInts[T intValue](k *intKeyer, vals []T, cols []arrow.Array, gids []in
 	lastV, lastG := uint64(0), int32(-1)
 	for r := range gids {
 		if bits != nil && !bitutil.BitIsSet(bits, off+r) {
-			if k.nullG < 0 {
-				g, err := newGroup(cols, r)
-				if err != nil {
-					return err
-				}
-				k.nullG = g
+			g, err := nullGroup(&k.nullG, cols, r, newGroup)
+			if err != nil {
+				return err
 			}
-			gids[r] = k.nullG
+			gids[r] = g
 			continue
 		}
 		v := uint64(int64(vals[r]))
