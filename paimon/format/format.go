@@ -91,6 +91,36 @@ type ReadOptions struct {
 	DisableFastPath bool
 }
 
+// defaults returns opts' allocator, batch size and row groups with their
+// defaults filled in, checking the row groups against a file of n row groups
+// (kind and name are for errors, e.g. "parquet", the file name).
+func (opts *ReadOptions) defaults(kind, name string, n int) (memory.Allocator, int, []int, error) {
+	mem := opts.Allocator
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	batch := opts.BatchSize
+	if batch <= 0 {
+		batch = DefaultBatchSize
+	}
+	rgs := opts.RowGroups
+	if rgs == nil {
+		rgs = make([]int, n)
+		for i := range rgs {
+			rgs[i] = i
+		}
+	}
+	for i, rg := range rgs {
+		if rg < 0 || rg >= n {
+			return nil, 0, nil, fmt.Errorf("read %s file %s: row group %d out of range [0,%d)", kind, name, rg, n)
+		}
+		if i > 0 && rg <= rgs[i-1] {
+			return nil, 0, nil, fmt.Errorf("read %s file %s: row groups %v not strictly ascending", kind, name, rgs)
+		}
+	}
+	return mem, batch, rgs, nil
+}
+
 // RowDeleter reports deleted row positions of a data file (0-based,
 // counting all row groups), e.g. a Paimon deletion vector.
 type RowDeleter interface {

@@ -147,28 +147,9 @@ func (f *ORCFile) resolve(fd types.DataField) (column, error) {
 // Read implements DataFile.
 func (f *ORCFile) Read(ctx context.Context, opts ReadOptions) (_ RecordReader, err error) {
 	defer recoverORC(&err, f.name)
-	mem := opts.Allocator
-	if mem == nil {
-		mem = memory.DefaultAllocator
-	}
-	batch := opts.BatchSize
-	if batch <= 0 {
-		batch = DefaultBatchSize
-	}
-	stripes := opts.RowGroups
-	if stripes == nil {
-		stripes = make([]int, f.NumRowGroups())
-		for i := range stripes {
-			stripes[i] = i
-		}
-	}
-	for i, s := range stripes {
-		if s < 0 || s >= f.NumRowGroups() {
-			return nil, fmt.Errorf("read orc file %s: row group %d out of range [0,%d)", f.name, s, f.NumRowGroups())
-		}
-		if i > 0 && s <= stripes[i-1] {
-			return nil, fmt.Errorf("read orc file %s: row groups %v not strictly ascending", f.name, stripes)
-		}
+	mem, batch, stripes, err := opts.defaults("orc", f.name, f.NumRowGroups())
+	if err != nil {
+		return nil, err
 	}
 	cols := make([]column, len(opts.Fields))
 	var tops []int // distinct ORC columns to decode, in file order

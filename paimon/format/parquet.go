@@ -194,28 +194,9 @@ func (f *ParquetFile) resolve(fd types.DataField) (column, error) {
 // Read implements DataFile.
 func (f *ParquetFile) Read(ctx context.Context, opts ReadOptions) (_ RecordReader, err error) {
 	defer recoverErr(&err, f.name)
-	mem := opts.Allocator
-	if mem == nil {
-		mem = memory.DefaultAllocator
-	}
-	batch := opts.BatchSize
-	if batch <= 0 {
-		batch = DefaultBatchSize
-	}
-	rgs := opts.RowGroups
-	if rgs == nil {
-		rgs = make([]int, f.NumRowGroups())
-		for i := range rgs {
-			rgs[i] = i
-		}
-	}
-	for i, rg := range rgs {
-		if rg < 0 || rg >= f.NumRowGroups() {
-			return nil, fmt.Errorf("read parquet file %s: row group %d out of range [0,%d)", f.name, rg, f.NumRowGroups())
-		}
-		if i > 0 && rg <= rgs[i-1] {
-			return nil, fmt.Errorf("read parquet file %s: row groups %v not strictly ascending", f.name, rgs)
-		}
+	mem, batch, rgs, err := opts.defaults("parquet", f.name, f.NumRowGroups())
+	if err != nil {
+		return nil, err
 	}
 	cols := make([]column, len(opts.Fields))
 	need := map[int]bool{}
