@@ -87,11 +87,12 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 	mem := s.mem
 	if ep != nil {
 		var pool memory.Allocator
-		if stmt, pool = s.plans.get(qid, spec); stmt != nil {
+		var release func()
+		if stmt, pool, release = s.plans.get(qid, spec); stmt != nil {
 			mem = pool
 			s.metrics.add("plans_reused_total", 1)
 			// Runs after the deferred wait below: every batch sent is freed.
-			defer s.plans.release(pool)
+			defer release()
 		}
 	}
 	if stmt == nil {

@@ -85,48 +85,44 @@ func (c *planCache) put(qid string, spec execSpec, stmt Statement, eps int, exp 
 	}
 }
 
-// get returns the statement cached for the ticket's query and the query's
-// buffer pool, or nil. After a hit the caller must call release when its
-// stream is over and every batch it sent was freed.
-func (c *planCache) get(qid string, spec execSpec) (Statement, memory.Allocator) {
+// get returns the statement cached for the ticket's query, the query's
+// buffer pool and the function that ends the caller's use of them; all nil
+// on a miss. Call release when the stream is over and every batch it sent
+// was freed.
+func (c *planCache) get(qid string, spec execSpec) (stmt Statement, mem memory.Allocator, release func()) {
 	if c == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.entries[qid]
 	if !ok {
-		return nil, nil
+		return nil, nil, nil
 	}
 	e := el.Value.(*planEntry)
 	if time.Now().After(e.expires) {
 		c.removeLocked(el)
-		return nil, nil
+		return nil, nil, nil
 	}
 	if e.key != specKey(spec) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	c.lru.MoveToFront(el)
 	e.active++
 	if e.active == 1 {
 		e.pool.Resume()
 	}
-	return e.stmt, e.pool
+	return e.stmt, e.pool, func() { c.release(e) }
 }
 
-// release ends a stream that get returned pool for.
-func (c *planCache) release(pool memory.Allocator) {
+// release ends one stream's use of e. Once the entry is gone its pool is
+// closed and Suspend does nothing more.
+func (c *planCache) release(e *planEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, el := range c.entries {
-		if e := el.Value.(*planEntry); e.pool == pool {
-			if e.active--; e.active == 0 {
-				e.pool.Suspend()
-			}
-			return
-		}
+	if e.active--; e.active == 0 {
+		e.pool.Suspend()
 	}
-	// The entry is gone: its pool was closed with it.
 }
 
 // done records that endpoint ep of qid was streamed to the end; the entry

@@ -14,10 +14,10 @@ func TestPlanCachePoolLifetime(t *testing.T) {
 	c := newPlanCache(mem, 4, time.Minute)
 	spec := execSpec{SQL: "SELECT 1"}
 	c.put("q1", spec, nil, 2, time.Now().Add(time.Hour))
-	if st, pool := c.get("q1", execSpec{SQL: "SELECT 2"}); st != nil || pool != nil {
+	if st, pool, release := c.get("q1", execSpec{SQL: "SELECT 2"}); st != nil || pool != nil || release != nil {
 		t.Fatalf("a ticket of another statement matched")
 	}
-	_, pool := c.get("q1", spec)
+	_, pool, release := c.get("q1", spec)
 	if pool == nil {
 		t.Fatalf("cached plan not found")
 	}
@@ -26,13 +26,13 @@ func TestPlanCachePoolLifetime(t *testing.T) {
 	if mem.CurrentAlloc() == 0 {
 		t.Fatalf("running query's pool kept nothing")
 	}
-	c.release(pool) // no stream left: idle buffers go back
+	release() // no stream left: idle buffers go back
 	mem.AssertSize(t, 0)
-	_, pool2 := c.get("q1", spec)
+	_, pool2, release2 := c.get("q1", spec)
 	b = pool2.Allocate(1 << 20)
 	c.done("q1", 0)
 	c.done("q1", 1) // all endpoints streamed: entry and pool go
 	pool2.Free(b)   // a buffer freed after that goes straight back
-	c.release(pool2)
+	release2()
 	mem.AssertSize(t, 0)
 }
