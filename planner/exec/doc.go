@@ -1,0 +1,19 @@
+// Package exec holds the physical operators of the SQL engine: partitioned
+// streams of Arrow batches in the shape of DataFusion's ExecutionPlan.
+//
+// Invariants:
+//   - An Operator is an immutable description; Execute(tc, p) starts one
+//     independent stream of partition p (0 <= p < Partitions()). Streams of
+//     different partitions may run concurrently.
+//   - A batch returned by Stream.Next is owned by the caller, who must
+//     Release it. Next returns (nil, nil) at the end.
+//   - Stream.Close releases everything the stream holds (its input streams
+//     included), may be called at any point (abandoned readers) and more
+//     than once.
+//   - Streams check tc.Ctx between batches and stop with its error.
+//   - Operators that hold state proportional to their input (hash join
+//     build side, aggregation, sort, window, distinct) reserve the bytes
+//     with tc.Budget before holding them; over budget the query fails with
+//     an error wrapping ErrResourceExhausted that names the budget and the
+//     operator.
+package exec
