@@ -15,6 +15,7 @@ import (
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/parse"
 )
 
 // Options tune execution.
@@ -24,6 +25,9 @@ type Options struct {
 	BatchSize int
 	// Concurrency caps NumPartitions (default 16).
 	Concurrency int
+	// CatalogName is accepted as the first part of 3-part table names
+	// (catalog.db.table); "" accepts any.
+	CatalogName string
 }
 
 // maxPartitions caps the partitions of one statement.
@@ -64,6 +68,7 @@ const (
 	kindShowDatabases
 	kindDelete
 	kindCompact
+	kindSQL // a query of the vectorized engine (sqlquery.go)
 )
 
 // Statement is a planned SQL statement. It may be executed many times and
@@ -85,6 +90,8 @@ type Statement struct {
 	tableName string
 	delWhere  expr
 	full      bool
+	// kindSQL, and kindExplain of a kindSQL query
+	sq *sqlQuery
 }
 
 // Prepare parses and plans sql. It reads metadata only (a scan is planned
@@ -92,6 +99,27 @@ type Statement struct {
 // (bad SQL), catalog.ErrUnsupported (valid SQL this engine does not run) or
 // catalog.ErrNotFound (unknown names), and name the culprit.
 func (e *Engine) Prepare(ctx context.Context, sql string, sess Session) (*Statement, error) {
+	pst, err := parse.Parse(sql)
+	if err != nil {
+		return nil, err
+	}
+	if pst.Query != nil {
+		q, err := e.prepareSQL(ctx, pst, sess)
+		if err != nil {
+			return nil, err
+		}
+		st := &Statement{e: e, kind: kindSQL, sq: q, schema: q.schema}
+		if pst.Explain {
+			st.kind, st.analyze = kindExplain, pst.Analyze
+			st.schema = arrow.NewSchema([]arrow.Field{{Name: "plan", Type: arrow.BinaryTypes.String}}, nil)
+			if !pst.Analyze {
+				if st.explain, err = q.explain(ctx); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return st, nil
+	}
 	norm, err := normalize(sql)
 	if err != nil {
 		return nil, err
@@ -283,6 +311,12 @@ func (s *Statement) Schema() *arrow.Schema {
 
 // ParamTypes returns one type per ? placeholder, in order.
 func (s *Statement) ParamTypes() []arrow.DataType {
+	if s.sq != nil {
+		if s.kind == kindExplain {
+			return nil
+		}
+		return s.sq.params
+	}
 	out := make([]arrow.DataType, len(s.params))
 	for i, p := range s.params {
 		out[i] = p.t
@@ -293,6 +327,9 @@ func (s *Statement) ParamTypes() []arrow.DataType {
 // NumPartitions is the number of independently executable parts: more than
 // one only for a plain scan/filter/project plan over several splits.
 func (s *Statement) NumPartitions() int {
+	if s.kind == kindSQL {
+		return s.sq.numPartitions()
+	}
 	if s.kind != kindQuery || !s.q.partitionable() {
 		return 1
 	}
@@ -304,7 +341,12 @@ func (q *query) partitionable() bool {
 }
 
 // Ordered reports whether the result order is significant (ORDER BY).
-func (s *Statement) Ordered() bool { return s.kind == kindQuery && len(s.q.order) > 0 }
+func (s *Statement) Ordered() bool {
+	if s.kind == kindSQL {
+		return s.sq.ordered
+	}
+	return s.kind == kindQuery && len(s.q.order) > 0
+}
 
 // RowCount returns the exact number of result rows when known before execution.
 func (s *Statement) RowCount() (int64, bool) {
@@ -313,6 +355,9 @@ func (s *Statement) RowCount() (int64, bool) {
 		return int64(len(s.explain)), true
 	case kindQuery:
 	default:
+		return 0, false
+	}
+	if s.q == nil {
 		return 0, false
 	}
 	q := s.q
@@ -346,6 +391,9 @@ func (s *Statement) RowCount() (int64, bool) {
 // PinnedOptions returns the snapshot the statement's scan resolved, so that
 // every partition reads the same one (see flightsql.PinnedStatement).
 func (s *Statement) PinnedOptions() map[string]string {
+	if s.kind == kindSQL {
+		return s.sq.pinnedOptions()
+	}
 	if s.kind != kindQuery || s.q.scan == nil {
 		return nil
 	}
@@ -368,6 +416,9 @@ func (s *Statement) PinnedOptions() map[string]string {
 // PruningStats returns the scan's pruning counters (see
 // flightsql.PruningStatsStatement).
 func (s *Statement) PruningStats() map[string]int64 {
+	if s.kind == kindSQL {
+		return s.sq.pruningStats()
+	}
 	if s.kind != kindQuery || s.q.scan == nil {
 		return nil
 	}
@@ -389,11 +440,27 @@ func (s *Statement) Execute(ctx context.Context, mem memory.Allocator, params []
 	if n := s.NumPartitions(); part < 0 || part >= n {
 		return nil, invalidf("partition %d out of range [0,%d)", part, n)
 	}
-	if len(params) != len(s.params) {
-		return nil, invalidf("statement has %d parameter(s), %d given", len(s.params), len(params))
-	}
 	if mem == nil {
 		mem = memory.DefaultAllocator
+	}
+	if s.sq != nil {
+		if s.kind == kindExplain {
+			if s.analyze {
+				lines, err := s.sq.explainAnalyze(ctx, mem)
+				if err != nil {
+					return nil, err
+				}
+				return stringsReader(mem, s.schema, [][]string{lines})
+			}
+			return stringsReader(mem, s.schema, [][]string{s.explain})
+		}
+		if len(params) != len(s.sq.params) {
+			return nil, invalidf("statement has %d parameter(s), %d given", len(s.sq.params), len(params))
+		}
+		return s.sq.execute(ctx, mem, params, part)
+	}
+	if len(params) != len(s.params) {
+		return nil, invalidf("statement has %d parameter(s), %d given", len(s.params), len(params))
 	}
 	env := &execEnv{mem: mem, params: params, batchSize: s.e.opts.BatchSize}
 	switch s.kind {
@@ -580,8 +647,8 @@ func Run(ctx context.Context, e *Engine, sql string, sess Session, mem memory.Al
 		defer rec.Release()
 		return array.NewRecordReader(schema, []arrow.RecordBatch{rec})
 	}
-	if len(st.params) > 0 {
-		return nil, invalidf("query has %d ? parameter(s); use Prepare and Execute", len(st.params))
+	if n := len(st.ParamTypes()); n > 0 {
+		return nil, invalidf("query has %d ? parameter(s); use Prepare and Execute", n)
 	}
 	n := st.NumPartitions()
 	if n == 1 {

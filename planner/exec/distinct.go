@@ -1,0 +1,126 @@
+package exec
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
+)
+
+// Distinct is SELECT DISTINCT over all columns of its input. It streams:
+// each batch's rows whose key is new (a first occurrence) are emitted as
+// soon as the batch is read, in input order within a partition. The input
+// partitions run concurrently (through Coalesce), so the order across
+// partitions is unspecified. One partition. NULLs are equal to each other,
+// floats compare with -0 = +0 and NaN = NaN (KeyTable semantics). The key
+// table's bytes are reserved with tc.Budget (the error names "Distinct").
+type Distinct struct {
+	Input Operator
+}
+
+func (d *Distinct) Schema() *arrow.Schema { return d.Input.Schema() }
+func (d *Distinct) Children() []Operator  { return []Operator{d.Input} }
+func (d *Distinct) Partitions() int       { return 1 }
+func (d *Distinct) Explain() string       { return "Distinct" }
+
+func (d *Distinct) Execute(tc *TaskCtx, p int) (Stream, error) {
+	if p != 0 {
+		return nil, fmt.Errorf("exec: Distinct has one partition, not %d", p)
+	}
+	s := d.Input.Schema()
+	types := make([]arrow.DataType, s.NumFields())
+	for i, f := range s.Fields() {
+		types[i] = f.Type
+	}
+	in, err := (&Coalesce{Input: d.Input}).Execute(tc, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &distinctStream{tc: tc, ec: tc.EvalCtx(), in: in, kt: NewKeyTable(types)}, nil
+}
+
+type distinctStream struct {
+	tc   *TaskCtx
+	ec   *vec.Ctx
+	in   Stream
+	kt   KeyTable
+	gids []int32
+	idx  []int32
+	held int64
+	done bool
+}
+
+func (s *distinctStream) Next() (arrow.RecordBatch, error) {
+	for !s.done {
+		if err := s.tc.Err(); err != nil {
+			return nil, err
+		}
+		b, err := s.in.Next()
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			s.done = true
+			break
+		}
+		out, err := s.batch(b)
+		if err != nil || out != nil {
+			return out, err
+		}
+	}
+	return nil, nil
+}
+
+// batch returns the first occurrences of b (nil when none); it takes b.
+func (s *distinctStream) batch(b arrow.RecordBatch) (arrow.RecordBatch, error) {
+	n := int(b.NumRows())
+	if n == 0 {
+		b.Release()
+		return nil, nil
+	}
+	before := int32(s.kt.Len())
+	s.gids = ktResize(s.gids, n)
+	if err := s.kt.Insert(b.Columns(), s.gids); err != nil {
+		b.Release()
+		return nil, err
+	}
+	if now := s.kt.Bytes() + 4*int64(cap(s.gids)+cap(s.idx)); now > s.held {
+		if err := s.tc.Budget.Reserve("Distinct", now-s.held); err != nil {
+			b.Release()
+			return nil, err
+		}
+		s.held = now
+	}
+	// New ids are given in row order: row r is a first occurrence when its
+	// id is the next new one.
+	s.idx = s.idx[:0]
+	next := before
+	for r, g := range s.gids {
+		if g == next {
+			s.idx = append(s.idx, int32(r))
+			next++
+		}
+	}
+	switch len(s.idx) {
+	case n:
+		return b, nil
+	case 0:
+		b.Release()
+		return nil, nil
+	}
+	out, err := TakeBatch(s.ec, b, s.idx)
+	b.Release()
+	return out, err
+}
+
+func (s *distinctStream) Close() {
+	if s.in != nil {
+		s.in.Close()
+		s.in = nil
+	}
+	s.done = true
+	s.kt = NewKeyTable(nil)
+	s.tc.Budget.Free(s.held)
+	s.held = 0
+}

@@ -1,0 +1,302 @@
+package exec
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// NewKeyTable returns a KeyTable for keys of these types, specialised by
+// key shape:
+//
+//   - no key column: every row is id 0 (aggregation without GROUP BY);
+//   - one fixed-width column of 1, 2, 4 or 8 bytes (integers, unsigned,
+//     date32/64, time, timestamp, duration, floats) or a BOOLEAN: an
+//     open-addressing table keyed by the value's bits (ktInt);
+//   - one STRING/BINARY (or LARGE_*) column: keys of at most 8 bytes are
+//     packed into a uint64 (with the length as a tag), longer keys hashed
+//     into a byte table (ktStr, keys_bytes.go);
+//   - anything else (several columns, decimals, fixed-size binary, NULL
+//     type...): each row's key is encoded into bytes column by column and
+//     hashed (ktGen, keys_bytes.go).
+//
+// Semantics in every shape: NULL is one key value per column; floats
+// compare by value with -0 = +0 and all NaNs equal (Keys returns +0 and
+// the canonical NaN for them). Ids are dense, in first-seen order.
+//
+// Concurrency: Insert must not run concurrently with anything else on the
+// table; Lookup may run concurrently with other Lookups (it only reads the
+// table; its scratch space is per call or pooled), so a hash join may probe
+// one build table from several partitions at once. Lookup does not
+// allocate per row.
+//
+// Errors (not panics): key columns whose number, type or length do not
+// match, unsupported types (nested, dictionary, ...), more than 2^31-2
+// keys.
+func NewKeyTable(types []arrow.DataType) KeyTable {
+	types = append([]arrow.DataType(nil), types...)
+	if len(types) == 0 {
+		return &ktConst{}
+	}
+	if len(types) == 1 {
+		t := types[0]
+		if t == nil {
+			return newKtGen(types)
+		}
+		switch t.ID() {
+		case arrow.BOOL:
+			return &ktInt{types: types, kind: ktKindBool, nullID: -1}
+		case arrow.FLOAT16:
+			return &ktInt{types: types, w: 2, kind: ktKindF16, nullID: -1}
+		case arrow.FLOAT32:
+			return &ktInt{types: types, w: 4, kind: ktKindF32, nullID: -1}
+		case arrow.FLOAT64:
+			return &ktInt{types: types, w: 8, kind: ktKindF64, nullID: -1}
+		case arrow.STRING, arrow.BINARY, arrow.LARGE_STRING, arrow.LARGE_BINARY:
+			return newKtStr(types)
+		}
+		if w, ok := ktFixedWidth(t); ok && (w == 1 || w == 2 || w == 4 || w == 8) {
+			return &ktInt{types: types, w: w, kind: ktKindInt, nullID: -1}
+		}
+	}
+	return newKtGen(types)
+}
+
+// ---- no key ----------------------------------------------------------------
+
+type ktConst struct{ n int }
+
+func (t *ktConst) Insert(keys []arrow.Array, gids []int32) error {
+	if len(keys) != 0 {
+		return fmt.Errorf("exec: key table of 0 columns given %d", len(keys))
+	}
+	if len(gids) > 0 {
+		t.n = 1
+	}
+	clear(gids)
+	return nil
+}
+
+func (t *ktConst) Lookup(keys []arrow.Array, gids []int32) error {
+	if len(keys) != 0 {
+		return fmt.Errorf("exec: key table of 0 columns given %d", len(keys))
+	}
+	id := int32(-1)
+	if t.n > 0 {
+		id = 0
+	}
+	for i := range gids {
+		gids[i] = id
+	}
+	return nil
+}
+
+func (t *ktConst) Len() int                                     { return t.n }
+func (t *ktConst) Keys(memory.Allocator) ([]arrow.Array, error) { return []arrow.Array{}, nil }
+func (t *ktConst) Bytes() int64                                 { return 16 }
+
+// ---- one integer-like column -----------------------------------------------
+
+const (
+	ktKindInt uint8 = iota
+	ktKindBool
+	ktKindF16
+	ktKindF32
+	ktKindF64
+)
+
+// ktInt keys one fixed-width column by the value's bits (sign-extended to
+// 64 bits; floats canonicalised first).
+type ktInt struct {
+	types  []arrow.DataType
+	w      int
+	kind   uint8
+	m      ktU64Map
+	vals   []uint64 // key bits by id
+	nullID int32    // id of the NULL key, -1 until seen
+}
+
+var ktU64Pool = sync.Pool{New: func() any { s := make([]uint64, 0, 4096); return &s }}
+
+func (t *ktInt) Insert(keys []arrow.Array, gids []int32) error { return t.run(keys, gids, true) }
+func (t *ktInt) Lookup(keys []arrow.Array, gids []int32) error { return t.run(keys, gids, false) }
+func (t *ktInt) Len() int                                      { return len(t.vals) }
+func (t *ktInt) Bytes() int64                                  { return t.m.bytes() + 8*int64(cap(t.vals)) + 64 }
+
+func (t *ktInt) run(keys []arrow.Array, gids []int32, ins bool) error {
+	if err := ktCheck(t.types, keys, len(gids)); err != nil {
+		return err
+	}
+	if len(gids) == 0 {
+		return nil
+	}
+	if ins && len(t.vals)+len(gids) > ktMaxKeys {
+		return fmt.Errorf("exec: key table over %d keys", ktMaxKeys)
+	}
+	col := keys[0]
+	bits, off := ktValidity(col)
+	n := len(gids)
+	switch t.kind {
+	case ktKindBool:
+		var data []byte
+		if b := col.Data().Buffers()[1]; b != nil {
+			data = b.Bytes()
+		}
+		boff := col.Data().Offset()
+		ks := t.scratch(n)
+		for r := range ks {
+			if data != nil && bitutil.BitIsSet(data, boff+r) {
+				ks[r] = 1
+			} else {
+				ks[r] = 0
+			}
+		}
+		ktIntLoop(t, ks, bits, off, gids, ins)
+		ktU64Pool.Put(&ks)
+		return nil
+	case ktKindF16, ktKindF32, ktKindF64:
+		raw := ktFixedBytes(col, t.w)
+		ks := t.scratch(n)
+		switch t.kind {
+		case ktKindF16:
+			for r, v := range arrow.Uint16Traits.CastFromBytes(raw)[:n] {
+				ks[r] = uint64(ktFloat16Bits(v))
+			}
+		case ktKindF32:
+			for r, v := range arrow.Float32Traits.CastFromBytes(raw)[:n] {
+				ks[r] = uint64(ktFloat32Bits(v))
+			}
+		default:
+			for r, v := range arrow.Float64Traits.CastFromBytes(raw)[:n] {
+				ks[r] = ktFloat64Bits(v)
+			}
+		}
+		ktIntLoop(t, ks, bits, off, gids, ins)
+		ktU64Pool.Put(&ks)
+		return nil
+	}
+	raw := ktFixedBytes(col, t.w)
+	switch t.w {
+	case 1:
+		ktIntLoop(t, arrow.Int8Traits.CastFromBytes(raw), bits, off, gids, ins)
+	case 2:
+		ktIntLoop(t, arrow.Int16Traits.CastFromBytes(raw), bits, off, gids, ins)
+	case 4:
+		ktIntLoop(t, arrow.Int32Traits.CastFromBytes(raw), bits, off, gids, ins)
+	default:
+		ktIntLoop(t, arrow.Int64Traits.CastFromBytes(raw), bits, off, gids, ins)
+	}
+	return nil
+}
+
+// scratch returns a pooled []uint64 of n values (Lookups may run
+// concurrently, so the table holds no scratch of its own).
+func (t *ktInt) scratch(n int) []uint64 {
+	p := ktU64Pool.Get().(*[]uint64)
+	s := *p
+	if cap(s) < n {
+		s = make([]uint64, n)
+	}
+	return s[:n]
+}
+
+func ktIntLoop[T int8 | int16 | int32 | int64 | uint64](t *ktInt, vals []T, bits []byte, off int, gids []int32, ins bool) {
+	vals = vals[:len(gids)]
+	lastK, lastG := uint64(0), int32(-1)
+	if ins && bits == nil {
+		if t.m.slots == nil {
+			t.m.init(64)
+		}
+		for r, v := range vals {
+			k := uint64(v)
+			if k == lastK && lastG >= 0 {
+				gids[r] = lastG
+				continue
+			}
+			// The first probe inline; collisions and misses go the long way.
+			var g int32
+			if s := &t.m.slots[ktHash64(k, 0)>>t.m.shift]; s.key == k && s.id != 0 {
+				g = s.id - 1
+			} else {
+				var added bool
+				g, added = t.m.findOrAdd(k, 0, int32(len(t.vals)))
+				if added {
+					t.vals = append(t.vals, k)
+				}
+			}
+			gids[r], lastK, lastG = g, k, g
+		}
+		return
+	}
+	for r, v := range vals {
+		if bits != nil && !bitutil.BitIsSet(bits, off+r) {
+			if t.nullID < 0 && ins {
+				t.nullID = int32(len(t.vals))
+				t.vals = append(t.vals, 0)
+			}
+			gids[r] = t.nullID
+			continue
+		}
+		k := uint64(v)
+		if k == lastK && lastG >= 0 {
+			gids[r] = lastG
+			continue
+		}
+		var g int32
+		if ins {
+			var added bool
+			g, added = t.m.findOrAdd(k, 0, int32(len(t.vals)))
+			if added {
+				t.vals = append(t.vals, k)
+			}
+		} else {
+			g = t.m.find(k, 0)
+		}
+		gids[r], lastK, lastG = g, k, g
+	}
+}
+
+func (t *ktInt) Keys(mem memory.Allocator) ([]arrow.Array, error) {
+	n := len(t.vals)
+	nulls := 0
+	if t.nullID >= 0 {
+		nulls = 1
+	}
+	valid := ktValidityBuffer(mem, n, t.nullID)
+	var data *memory.Buffer
+	if t.kind == ktKindBool {
+		data = ktBuffer(mem, int(bitutil.BytesForBits(int64(n))))
+		b := data.Bytes()
+		for id, v := range t.vals {
+			if v != 0 {
+				bitutil.SetBit(b, id)
+			}
+		}
+	} else {
+		data = ktBuffer(mem, n*t.w)
+		b := data.Bytes()
+		switch t.w {
+		case 1:
+			for id, v := range t.vals {
+				b[id] = byte(v)
+			}
+		case 2:
+			for id, v := range t.vals {
+				binary.LittleEndian.PutUint16(b[2*id:], uint16(v))
+			}
+		case 4:
+			for id, v := range t.vals {
+				binary.LittleEndian.PutUint32(b[4*id:], uint32(v))
+			}
+		default:
+			for id, v := range t.vals {
+				binary.LittleEndian.PutUint64(b[8*id:], v)
+			}
+		}
+	}
+	return []arrow.Array{ktMakeArray(t.types[0], n, nulls, valid, data)}, nil
+}

@@ -1,0 +1,204 @@
+package exec
+
+import (
+	"bytes"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// Frame aggregates that cannot use prefix sums: float sums (subtracting
+// prefix sums would lose precision and turn Inf - Inf into NaN) and MIN/MAX.
+// Frames that start at the partition start grow monotonically and are
+// accumulated forward, frames ending at the partition end backward, and
+// sliding frames query a segment tree over the partition (O(log w)).
+
+func evalFloatSum(tc *TaskCtx, wd *winData, avg bool, fr *Frame, x arrow.Array, parts func(func(ps, pe int) error) error) (arrow.Array, error) {
+	n := wd.n
+	get := floatGetter(x)
+	vals := make([]float64, n)
+	valid := make([]bool, n)
+	kind := frameKind(fr)
+	var tree []float64
+	cnt := make([]int64, 0, 1024)
+	emit := func(i int, s float64, c int64) {
+		if c == 0 {
+			return
+		}
+		valid[i] = true
+		if avg {
+			s /= float64(c)
+		}
+		vals[i] = s
+	}
+	err := parts(func(ps, pe int) error {
+		m := pe - ps
+		switch kind {
+		case 1: // [ps, fe) with fe non-decreasing
+			s, c, j := 0.0, int64(0), ps
+			for i := ps; i < pe; i++ {
+				_, fe := wd.frameOf(fr, i, ps, pe)
+				for ; j < fe; j++ {
+					if x.IsValid(j) {
+						s += get(j)
+						c++
+					}
+				}
+				emit(i, s, c)
+			}
+		case -1: // [fs, pe) with fs non-decreasing: walk backwards
+			s, c, j := 0.0, int64(0), pe
+			for i := pe - 1; i >= ps; i-- {
+				fs, _ := wd.frameOf(fr, i, ps, pe)
+				for j > fs {
+					j--
+					if x.IsValid(j) {
+						s += get(j)
+						c++
+					}
+				}
+				emit(i, s, c)
+			}
+		default:
+			if cap(tree) < 2*m {
+				tree = make([]float64, 2*m)
+			}
+			tree = tree[:2*m]
+			cnt = append(cnt[:0], 0)
+			for j := 0; j < m; j++ {
+				v, c := 0.0, cnt[j]
+				if x.IsValid(ps + j) {
+					v, c = get(ps+j), c+1
+				}
+				tree[m+j] = v
+				cnt = append(cnt, c)
+			}
+			for j := m - 1; j > 0; j-- {
+				tree[j] = tree[2*j] + tree[2*j+1]
+			}
+			for i := ps; i < pe; i++ {
+				fs, fe := wd.frameOf(fr, i, ps, pe)
+				c := cnt[fe-ps] - cnt[fs-ps]
+				if c == 0 {
+					continue
+				}
+				l, r := fs-ps+m, fe-ps+m
+				sl, sr := 0.0, 0.0
+				for l < r {
+					if l&1 == 1 {
+						sl += tree[l]
+						l++
+					}
+					if r&1 == 1 {
+						r--
+						sr = tree[r] + sr
+					}
+					l, r = l>>1, r>>1
+				}
+				emit(i, sl+sr, c)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return buildFloat64(tc.Mem, vals, valid), nil
+}
+
+func evalMinMax(tc *TaskCtx, wd *winData, isMin bool, fr *Frame, x arrow.Array, parts func(func(ps, pe int) error) error) (arrow.Array, error) {
+	n := wd.n
+	enc, err := NewKeyEncoder([]arrow.DataType{x.DataType()}, []SortOrder{{}})
+	if err != nil {
+		return nil, err
+	}
+	var keys KeyRows
+	if err := enc.Encode(&keys, []arrow.Array{x}); err != nil {
+		return nil, err
+	}
+	// better picks the index of the MIN (MAX) of rows a and b (-1 = none).
+	better := func(a, b int32) int32 {
+		if a < 0 {
+			return b
+		}
+		if b < 0 {
+			return a
+		}
+		c := bytes.Compare(keys.Row(int(a)), keys.Row(int(b)))
+		if (isMin && c <= 0) || (!isMin && c >= 0) {
+			return a
+		}
+		return b
+	}
+	leaf := func(j int) int32 {
+		if x.IsValid(j) {
+			return int32(j)
+		}
+		return -1
+	}
+	locs := make([]rowLoc, n)
+	set := func(i int, j int32) {
+		locs[i] = rowLoc{-1, 0}
+		if j >= 0 {
+			locs[i] = rowLoc{0, j}
+		}
+	}
+	kind := frameKind(fr)
+	var tree []int32
+	err = parts(func(ps, pe int) error {
+		m := pe - ps
+		switch kind {
+		case 1:
+			cur, j := int32(-1), ps
+			for i := ps; i < pe; i++ {
+				_, fe := wd.frameOf(fr, i, ps, pe)
+				for ; j < fe; j++ {
+					cur = better(cur, leaf(j))
+				}
+				set(i, cur)
+			}
+		case -1:
+			cur, j := int32(-1), pe
+			for i := pe - 1; i >= ps; i-- {
+				fs, _ := wd.frameOf(fr, i, ps, pe)
+				for j > fs {
+					j--
+					cur = better(leaf(j), cur)
+				}
+				set(i, cur)
+			}
+		default:
+			if cap(tree) < 2*m {
+				tree = make([]int32, 2*m)
+			}
+			tree = tree[:2*m]
+			for j := 0; j < m; j++ {
+				tree[m+j] = leaf(ps + j)
+			}
+			for j := m - 1; j > 0; j-- {
+				tree[j] = better(tree[2*j], tree[2*j+1])
+			}
+			for i := ps; i < pe; i++ {
+				fs, fe := wd.frameOf(fr, i, ps, pe)
+				l, r := fs-ps+m, fe-ps+m
+				cl, cr := int32(-1), int32(-1)
+				for l < r {
+					if l&1 == 1 {
+						cl = better(cl, tree[l])
+						l++
+					}
+					if r&1 == 1 {
+						r--
+						cr = better(tree[r], cr)
+					}
+					l, r = l>>1, r>>1
+				}
+				set(i, better(cl, cr))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return gatherColumn(tc.Ctx, tc.Mem, x.DataType(), []arrow.Array{x}, locs)
+}

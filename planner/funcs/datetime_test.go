@@ -1,0 +1,181 @@
+package funcs
+
+import (
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// Expected values and types are DuckDB 1.5.6's.
+
+func TestDatePart(t *testing.T) {
+	dp := func(part string, x v, want string) tc { return tc{"date_part", []v{K(S(part)), x}, want, ""} }
+	runCases(t, []tc{
+		{"date_part", []v{K(S("year")), D("2024-02-29")}, "2024", "BIGINT"},
+		dp("dow", D("2024-02-25"), "0"),
+		dp("isodow", D("2024-02-25"), "7"),
+		dp("week", D("2021-01-01"), "53"),
+		dp("doy", D("2024-12-31"), "366"),
+		dp("quarter", D("1969-11-30"), "4"),
+		{"date_part", []v{K(S("epoch")), D("1969-12-31")}, "-86400", "DOUBLE"},
+		{"date_part", []v{K(S("epoch")), TS("1969-12-31 23:59:59.5")}, "-0.5", "DOUBLE"},
+		dp("second", TS("2024-01-01 10:11:12.345678"), "12"),
+		dp("millisecond", TS("2024-01-01 10:11:12.345678"), "12345"),
+		dp("microsecond", TS("2024-01-01 10:11:12.345678"), "12345678"),
+		dp("hour", D("2024-01-01"), "0"),
+		dp("minute", TS("1960-01-01 10:11:12.345678"), "11"),
+		dp("second", TS("1969-12-31 23:59:58.25"), "58"),
+		dp("millisecond", TS("1969-12-31 23:59:58.25"), "58250"),
+		dp("YEAR", D("2024-01-01"), "2024"),
+		dp("years", D("2024-01-01"), "2024"),
+		dp("y", D("2024-01-01"), "2024"),
+		dp("mon", D("2024-01-01"), "1"),
+		dp("d", D("2024-01-01"), "1"),
+		dp("weekday", D("2024-01-01"), "1"),
+		dp("decade", D("2024-01-01"), "202"),
+		dp("century", D("2024-01-01"), "21"),
+		dp("century", D("2000-01-01"), "20"),
+		dp("millennium", D("2001-01-01"), "3"),
+		dp("era", D("2024-01-01"), "1"),
+		dp("yearweek", D("2024-01-01"), "202401"),
+		dp("isoyear", D("2021-01-01"), "2020"),
+		dp("julian", D("2024-01-01"), "2.460311e+06"),
+		dp("ms", TS("2024-01-01 00:00:01.5"), "1500"),
+		dp("us", TS("2024-01-01 00:00:01.5"), "1500000"),
+		dp("year", D("1900-03-01"), "1900"),
+		dp("day", D("1600-02-29"), "29"),
+		dp("foo", D("2024-01-01"), "ERR:unknown date part"),
+		{"date_part", []v{K(N(tString)), D("2024-01-01")}, "NULL", ""},
+		dp("year", N(tDate), "NULL"),
+		{"date_part", []v{S("year"), D("2024-01-01")}, "ERR:constant", ""},
+		{"extract", []v{K(S("year")), TS("2024-07-01 10:00:00")}, "2024", ""},
+		{"paimon_extract", []v{K(S("MONTH")), D("2024-07-01")}, "7", ""},
+		{"year", []v{D("0001-01-01")}, "1", "BIGINT"},
+		{"dayofweek", []v{D("2024-02-25")}, "0", ""},
+		{"dayofyear", []v{D("2024-03-01")}, "61", ""},
+		{"week", []v{D("2024-12-30")}, "1", ""},
+		{"yearweek", []v{D("2024-12-30")}, "202501", ""},
+		{"isodow", []v{D("2024-02-25")}, "7", ""},
+		{"weekofyear", []v{D("2024-02-25")}, "8", ""},
+		{"dayofmonth", []v{D("2024-02-25")}, "25", ""},
+		{"millisecond", []v{TS("2024-01-01 00:00:01.5")}, "1500", ""},
+		{"epoch", []v{TS("2024-01-01 00:00:01.5")}, "1.7040672015e+09", "DOUBLE"},
+		{"paimon_year", []v{TS("1999-12-31 23:59:59")}, "1999", ""},
+		{"paimon_quarter", []v{D("2024-05-01")}, "2", ""},
+		{"paimon_hour", []v{TS("2024-05-01 13:14:15")}, "13", ""},
+		{"hour", []v{{T: &arrow.TimestampType{Unit: arrow.Nanosecond}, X: "1969-12-31 23:59:59.999999999"}}, "23", ""},
+		{"second", []v{{T: &arrow.TimestampType{Unit: arrow.Second}, X: "1969-12-31 23:59:59"}}, "59", ""},
+		{"year", []v{S("2024-01-01")}, "ERR:DATE or TIMESTAMP", ""},
+		{"year", []v{K(S("2024-03-01"))}, "2024", ""},
+		{"year", []v{I(1)}, "ERR:DATE or TIMESTAMP", ""},
+	})
+}
+
+func TestDateTrunc(t *testing.T) {
+	dt := func(part string, x v, want string) tc { return tc{"date_trunc", []v{K(S(part)), x}, want, ""} }
+	runCases(t, []tc{
+		{"date_trunc", []v{K(S("month")), D("2024-02-29")}, "2024-02-01 00:00:00", "TIMESTAMP"},
+		dt("week", D("2024-02-29"), "2024-02-26 00:00:00"),
+		dt("quarter", D("2024-05-29"), "2024-04-01 00:00:00"),
+		dt("minute", TS("1969-12-31 23:59:59.9"), "1969-12-31 23:59:00"),
+		dt("second", TS("1969-12-31 23:59:59.9"), "1969-12-31 23:59:59"),
+		dt("millisecond", TS("1969-12-31 23:59:59.9999"), "1969-12-31 23:59:59.999"),
+		dt("decade", D("2024-02-29"), "2020-01-01 00:00:00"),
+		dt("century", D("2024-02-29"), "2000-01-01 00:00:00"),
+		dt("millennium", D("2024-02-29"), "2000-01-01 00:00:00"),
+		dt("year", TS("2024-07-01 10:00:00"), "2024-01-01 00:00:00"),
+		dt("microsecond", TS("2024-07-01 10:00:00.123456"), "2024-07-01 10:00:00.123456"),
+		dt("isoyear", D("2021-01-01"), "2019-12-30 00:00:00"),
+		dt("yearweek", D("2021-01-01"), "2020-12-28 00:00:00"),
+		dt("dow", D("2021-01-01"), "2021-01-01 00:00:00"),
+		dt("hour", TS("1900-01-01 05:59:59"), "1900-01-01 05:00:00"),
+		dt("day", TS("1969-12-31 23:00:00"), "1969-12-31 00:00:00"),
+		{"date_trunc", []v{K(S("hour")), {T: &arrow.TimestampType{Unit: arrow.Millisecond}, X: "2024-01-01 10:30:00.5"}}, "2024-01-01 10:00:00", "TIMESTAMP_MS"},
+		dt("era", D("2021-01-01"), "ERR:cannot truncate"),
+		dt("bogus", D("2021-01-01"), "ERR:unknown date part"),
+		{"date_trunc", []v{K(N(tString)), D("2024-01-01")}, "NULL", ""},
+		dt("month", N(tDate), "NULL"),
+	})
+}
+
+func TestDateDiff(t *testing.T) {
+	dd := func(fn, part string, a, b v, want string) tc { return tc{fn, []v{K(S(part)), a, b}, want, ""} }
+	runCases(t, []tc{
+		{"date_diff", []v{K(S("day")), D("2024-01-01"), D("2024-03-01")}, "60", "BIGINT"},
+		dd("date_diff", "month", D("2024-01-31"), D("2024-02-01"), "1"),
+		dd("date_diff", "year", D("2024-12-31"), D("2025-01-01"), "1"),
+		dd("date_diff", "week", D("2024-01-01"), D("2024-01-14"), "1"),
+		dd("date_diff", "hour", TS("2024-01-01 00:59:00"), TS("2024-01-01 01:00:00"), "1"),
+		dd("datediff", "minute", TS("2024-01-01 00:00:59"), TS("2024-01-01 00:01:00"), "1"),
+		dd("date_diff", "quarter", D("2024-03-31"), D("2024-04-01"), "1"),
+		dd("date_diff", "day", TS("2024-01-01 23:00:00"), TS("2024-01-02 01:00:00"), "1"),
+		dd("date_diff", "second", D("2024-01-01"), D("2024-01-02"), "86400"),
+		dd("date_diff", "month", D("2024-03-01"), D("2024-01-31"), "-2"),
+		dd("date_diff", "week", D("2024-01-14"), D("2024-01-01"), "-1"),
+		dd("date_diff", "week", D("2024-01-01"), D("2024-01-07"), "0"),
+		dd("date_diff", "millisecond", TS("2024-01-01 00:00:00.0009"), TS("2024-01-01 00:00:00.001"), "1"),
+		dd("date_diff", "decade", D("2019-12-31"), D("2020-01-01"), "1"),
+		dd("date_diff", "day", D("2024-01-01"), TS("2024-01-02 05:00:00"), "1"),
+		dd("date_diff", "isoyear", D("2024-01-01"), D("2025-01-01"), "1"),
+		dd("date_diff", "dow", D("2024-01-01"), D("2025-01-01"), "366"),
+		dd("date_diff", "microsecond", D("2024-01-01"), D("2024-01-02"), "86400000000"),
+		dd("date_diff", "week", D("2024-01-07"), D("2024-01-08"), "0"),
+		dd("date_diff", "hour", TS("1969-12-31 23:30:00"), TS("1970-01-01 00:30:00"), "1"),
+		dd("date_diff", "millisecond", TS("1969-12-31 23:59:59.9995"), TS("1970-01-01 00:00:00.0005"), "1"),
+		dd("date_diff", "second", TS("1969-12-31 23:59:59.5"), TS("1970-01-01 00:00:00.5"), "1"),
+		dd("date_sub", "month", D("2024-01-31"), D("2024-02-01"), "0"),
+		dd("date_sub", "month", D("2024-01-31"), D("2024-02-29"), "1"),
+		dd("date_sub", "year", D("2024-02-29"), D("2025-02-28"), "1"),
+		dd("date_sub", "day", TS("2024-01-01 23:00:00"), TS("2024-01-02 01:00:00"), "0"),
+		dd("date_sub", "hour", TS("2024-01-01 00:59:00"), TS("2024-01-01 01:00:00"), "0"),
+		dd("date_sub", "month", D("2024-03-31"), D("2024-01-31"), "-2"),
+		dd("date_diff", "day", N(tDate), D("2024-01-01"), "NULL"),
+		dd("date_diff", "nope", D("2024-01-01"), D("2024-01-01"), "ERR:unknown date part"),
+	})
+}
+
+func TestDateMisc(t *testing.T) {
+	iv := func(m, d int32, ns int64) v {
+		return v{T: arrow.FixedWidthTypes.MonthDayNanoInterval, X: arrow.MonthDayNanoInterval{Months: m, Days: d, Nanoseconds: ns}}
+	}
+	runCases(t, []tc{
+		{"date_add", []v{D("2024-01-31"), iv(1, 0, 0)}, "2024-02-29 00:00:00", "TIMESTAMP"},
+		{"date_add", []v{TS("2024-02-29 10:00:00"), iv(12, 0, 0)}, "2025-02-28 10:00:00", "TIMESTAMP"},
+		{"date_add", []v{D("2024-01-31"), iv(0, 1, 7200e9)}, "2024-02-01 02:00:00", ""},
+		{"date_add", []v{D("1969-12-31"), iv(0, 0, -1e9)}, "1969-12-30 23:59:59", ""},
+		{"date_sub", []v{D("2024-03-31"), iv(1, 0, 0)}, "2024-02-29 00:00:00", ""},
+		{"date_add", []v{D("2024-03-31"), I(1)}, "ERR:INTERVAL", ""},
+		{"make_date", []v{I(2024), I(2), I(29)}, "2024-02-29", "DATE"},
+		{"make_date", []v{I(2023), I(2), I(29)}, "ERR:date out of range", ""},
+		{"make_date", []v{I(1969), I(12), I(31)}, "1969-12-31", ""},
+		{"make_date", []v{I(2024), I(13), I(1)}, "ERR:date out of range", ""},
+		{"last_day", []v{D("2024-02-10")}, "2024-02-29", "DATE"},
+		{"last_day", []v{TS("2023-02-10 10:00:00")}, "2023-02-28", ""},
+		{"last_day", []v{D("1900-02-01")}, "1900-02-28", ""},
+		{"to_timestamp", []v{I(0)}, "1970-01-01 00:00:00", ""},
+		{"to_timestamp", []v{F(1.5)}, "1970-01-01 00:00:01.5", ""},
+		{"to_timestamp", []v{I(-1)}, "1969-12-31 23:59:59", ""},
+		{"to_timestamp", []v{F(1e300)}, "ERR:out of the TIMESTAMP range", ""},
+		{"from_unixtime", []v{I(86400)}, "1970-01-02 00:00:00", "TIMESTAMP"},
+		{"epoch_ms", []v{TS("2024-01-01 00:00:01.5")}, "1704067201500", ""},
+		{"current_date", nil, "2024-05-06", "DATE"},
+		{"current_timestamp", nil, "2024-05-06 07:08:09.123456", ""},
+		{"now", nil, "2024-05-06 07:08:09.123456", ""},
+		{"strftime", []v{TS("2024-03-05 07:08:09.123456"), K(S("%Y-%m-%d %H:%M:%S %j %a %A %b %B %y %I %p %f %g %u %w %%"))},
+			"2024-03-05 07:08:09 065 Tue Tuesday Mar March 24 07 AM 123456 123 2 2 %", "VARCHAR"},
+		{"strftime", []v{D("2024-03-05"), K(S("%Y/%m/%d %H"))}, "2024/03/05 00", ""},
+		{"strftime", []v{TS("2024-03-05 17:08:09"), K(S("%-m/%-d %-H %-I %p %c"))}, "3/5 17 5 PM 2024-03-05 17:08:09", ""},
+		{"strftime", []v{D("1969-12-31"), K(S("%x %V %G"))}, "1969-12-31 01 1970", ""},
+		{"strftime", []v{D("2024-03-05"), K(S("%e"))}, "ERR:unrecognized format", ""},
+		{"strftime", []v{N(tDate), K(S("%Y"))}, "NULL", ""},
+		{"strptime", []v{S("2024-01-02"), K(S("%Y-%m-%d"))}, "2024-01-02 00:00:00", "TIMESTAMP"},
+		{"strptime", []v{S("02/Jan/2024 11:05:06 PM"), K(S("%d/%b/%Y %I:%M:%S %p"))}, "2024-01-02 23:05:06", ""},
+		{"strptime", []v{S("2024-02-30"), K(S("%Y-%m-%d"))}, "ERR:could not parse", ""},
+		{"to_date", []v{S("2024-01-02"), K(S("%Y-%m-%d"))}, "2024-01-02", "DATE"},
+		{"to_date", []v{S("x"), K(S("%Y-%m-%d"))}, "ERR:could not parse", ""},
+		{"to_date", []v{S("2024-01-02")}, "2024-01-02", "DATE"},
+		{"paimon_todate", []v{TS("2024-01-02 10:00:00")}, "2024-01-02", "DATE"},
+		{"paimon_totimestamp", []v{S("2024-01-02 10:00:00")}, "2024-01-02 10:00:00", "TIMESTAMP"},
+		{"to_date", []v{S("not a date")}, "ERR:", ""},
+	})
+}

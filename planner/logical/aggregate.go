@@ -1,0 +1,427 @@
+package logical
+
+import (
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/xwb1989/sqlparser"
+
+	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
+)
+
+// aggCtx binds expressions after GROUP BY: group expressions and
+// aggregate calls become columns of the Aggregate node's output.
+type aggCtx struct {
+	in         *exprCtx
+	groups     []vec.Expr
+	groupNames []string
+	groupQual  []string
+	groupKeys  []string
+	sets       [][]int
+	aggs       []exec.AggExpr
+	aggKeys    []string
+	aggTypes   []arrow.DataType
+	aggNull    []bool
+	pending    bool
+	schema     Schema
+}
+
+func (a *aggCtx) addGroup(e vec.Expr, name string) int {
+	k := e.String()
+	for i, g := range a.groupKeys {
+		if g == k {
+			return i
+		}
+	}
+	qual := ""
+	if c, ok := e.(*vec.Column); ok {
+		f := a.in.sc.fields[c.Index]
+		qual = f.Qual
+		if name == "" {
+			name = f.Name
+		}
+	}
+	if name == "" {
+		name = e.String()
+	}
+	a.groups = append(a.groups, e)
+	a.groupNames = append(a.groupNames, name)
+	a.groupQual = append(a.groupQual, qual)
+	a.groupKeys = append(a.groupKeys, k)
+	return len(a.groups) - 1
+}
+
+// groupBy binds the GROUP BY list (ordinals and select aliases included;
+// ROLLUP, CUBE and GROUPING SETS expand into sets).
+func (b *binder) groupBy(a *aggCtx, gb sqlparser.GroupBy, items []selectItem) error {
+	a.in.what = "GROUP BY"
+	bindOne := func(e sqlparser.Expr) (int, error) {
+		if idx, ok := ordinal(e, len(items)); ok {
+			if idx < 0 {
+				return 0, invalidf("GROUP BY position %s is not in the select list", sqlparser.String(e))
+			}
+			it := items[idx]
+			if it.col >= 0 {
+				return a.addGroup(a.in.sc.fields.Col(it.col), ""), nil
+			}
+			if containsAgg(it.expr) {
+				return 0, invalidf("GROUP BY position %d refers to an aggregate", idx+1)
+			}
+			e = it.expr
+		} else if c, ok := e.(*sqlparser.ColName); ok && c.Qualifier.IsEmpty() {
+			if i, _ := a.in.sc.resolve("", c.Name.String()); i < 0 {
+				if k := aliasIndex(items, c.Name.String()); k >= 0 && items[k].expr != nil {
+					e = items[k].expr
+				}
+			}
+		}
+		x, err := b.expr(a.in, e)
+		if err != nil {
+			return 0, err
+		}
+		return a.addGroup(x, ""), nil
+	}
+	var sets [][]int
+	multi := false
+	var plain []int
+	for _, g := range gb {
+		f, ok := g.(*sqlparser.FuncExpr)
+		if !ok {
+			i, err := bindOne(g)
+			if err != nil {
+				return err
+			}
+			plain = append(plain, i)
+			continue
+		}
+		name := f.Name.Lowered()
+		switch name {
+		case "rollup", "cube", "paimon_grouping_sets":
+			multi = true
+		default:
+			i, err := bindOne(g)
+			if err != nil {
+				return err
+			}
+			plain = append(plain, i)
+			continue
+		}
+		var elems [][]int
+		for _, se := range f.Exprs {
+			ae, ok := se.(*sqlparser.AliasedExpr)
+			if !ok {
+				return invalidf("bad %s element", strings.ToUpper(name))
+			}
+			var idxs []int
+			var parts []sqlparser.Expr
+			if sf, ok := ae.Expr.(*sqlparser.FuncExpr); ok && sf.Name.Lowered() == "paimon_set" {
+				for _, p := range sf.Exprs {
+					if pe, ok := p.(*sqlparser.AliasedExpr); ok {
+						parts = append(parts, pe.Expr)
+					}
+				}
+			} else if t, ok := ae.Expr.(sqlparser.ValTuple); ok {
+				parts = t
+			} else {
+				parts = []sqlparser.Expr{ae.Expr}
+			}
+			for _, p := range parts {
+				i, err := bindOne(p)
+				if err != nil {
+					return err
+				}
+				idxs = append(idxs, i)
+			}
+			elems = append(elems, idxs)
+		}
+		var these [][]int
+		switch name {
+		case "rollup":
+			for k := len(elems); k >= 0; k-- {
+				var s []int
+				for _, e := range elems[:k] {
+					s = append(s, e...)
+				}
+				these = append(these, s)
+			}
+		case "cube":
+			n := len(elems)
+			if n > 12 {
+				return invalidf("CUBE of %d elements is too large", n)
+			}
+			for mask := (1 << n) - 1; mask >= 0; mask-- {
+				var s []int
+				for i := 0; i < n; i++ {
+					if mask&(1<<(n-1-i)) != 0 {
+						s = append(s, elems[i]...)
+					}
+				}
+				these = append(these, s)
+			}
+		default:
+			these = elems
+		}
+		if sets == nil {
+			sets = these
+		} else {
+			// cross product of grouping specifications
+			var cross [][]int
+			for _, x := range sets {
+				for _, y := range these {
+					cross = append(cross, append(append([]int{}, x...), y...))
+				}
+			}
+			sets = cross
+		}
+	}
+	if multi {
+		for i := range sets {
+			sets[i] = append(append([]int{}, plain...), sets[i]...)
+		}
+		a.sets = sets
+	}
+	return nil
+}
+
+// collect registers every aggregate call in e (outside subqueries).
+func (a *aggCtx) collect(b *binder, e sqlparser.Expr) error {
+	var err error
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		if err != nil {
+			return false, nil
+		}
+		switch x := n.(type) {
+		case *sqlparser.Subquery:
+			return false, nil
+		case *sqlparser.FuncExpr:
+			if x.Name.Lowered() == "paimon_filter" || isAggCall(x) {
+				_, err = a.aggOf(b, x)
+				return false, nil
+			}
+		case *sqlparser.GroupConcatExpr:
+			_, err = a.aggOf(b, x)
+			return false, nil
+		}
+		return true, nil
+	}, e)
+	return err
+}
+
+// aggOf binds an aggregate call and returns its index.
+func (a *aggCtx) aggOf(b *binder, e sqlparser.Expr) (int, error) {
+	var filter vec.Expr
+	if f, ok := e.(*sqlparser.FuncExpr); ok && f.Name.Lowered() == "paimon_filter" {
+		if len(f.Exprs) != 2 {
+			return 0, invalidf("bad FILTER clause")
+		}
+		ae, ok1 := f.Exprs[0].(*sqlparser.AliasedExpr)
+		ce, ok2 := f.Exprs[1].(*sqlparser.AliasedExpr)
+		if !ok1 || !ok2 || !isAggCall(ae.Expr) {
+			return 0, invalidf("FILTER needs an aggregate")
+		}
+		a.in.what = "FILTER"
+		c, err := b.expr(a.in, ce.Expr)
+		if err != nil {
+			return 0, err
+		}
+		filter, e = c, ae.Expr
+	}
+	a.in.what = "an aggregate argument"
+	var ag exec.AggExpr
+	switch x := e.(type) {
+	case *sqlparser.GroupConcatExpr:
+		ag.Func = "STRING_AGG"
+		ag.Distinct = x.Distinct != ""
+		for _, se := range x.Exprs {
+			v, err := b.selectExprArg(a.in, se)
+			if err != nil {
+				return 0, err
+			}
+			ag.Args = append(ag.Args, v)
+		}
+		sep := x.Separator
+		sep = strings.TrimPrefix(strings.TrimSpace(sep), "separator ")
+		sep = strings.Trim(sep, "'")
+		if x.Separator == "" {
+			sep = ","
+		}
+		ag.Args = append(ag.Args[:1], vec.StringLiteral(sep))
+	case *sqlparser.FuncExpr:
+		ag.Func = aggNames[x.Name.Lowered()]
+		ag.Distinct = x.Distinct
+		for _, se := range x.Exprs {
+			if _, star := se.(*sqlparser.StarExpr); star {
+				if ag.Func != "COUNT" || len(x.Exprs) != 1 {
+					return 0, invalidf("* is only allowed in COUNT(*)")
+				}
+				ag.Func = "COUNT_STAR"
+				continue
+			}
+			if ae, ok := se.(*sqlparser.AliasedExpr); ok && containsAgg(ae.Expr) {
+				return 0, invalidf("aggregate calls cannot be nested (%s)", sqlparser.String(x))
+			}
+			v, err := b.selectExprArg(a.in, se)
+			if err != nil {
+				return 0, err
+			}
+			ag.Args = append(ag.Args, v)
+		}
+		if ag.Func == "COUNT" && len(ag.Args) == 0 {
+			ag.Func = "COUNT_STAR"
+		}
+	}
+	ag.Filter = filter
+	key := aggString(ag)
+	for i, k := range a.aggKeys {
+		if k == key {
+			return i, nil
+		}
+	}
+	if !a.pending && a.schema != nil {
+		return 0, invalidf("aggregate %s was not collected", key)
+	}
+	t, nullable, err := exec.AggResultType(ag.Func, argTypes(ag.Args))
+	if err != nil {
+		return 0, err
+	}
+	ag.Name = key
+	a.aggs = append(a.aggs, ag)
+	a.aggKeys = append(a.aggKeys, key)
+	a.aggTypes = append(a.aggTypes, t)
+	a.aggNull = append(a.aggNull, nullable)
+	return len(a.aggs) - 1, nil
+}
+
+// node builds the Aggregate over input.
+func (a *aggCtx) node(input Node) (Node, error) {
+	s := make(Schema, 0, len(a.groups)+len(a.aggs)+1)
+	for i, g := range a.groups {
+		s = append(s, Field{Qual: a.groupQual[i], Name: a.groupNames[i], Type: g.Type(), Nullable: g.Nullable() || len(a.sets) > 0})
+	}
+	for i := range a.aggs {
+		s = append(s, Field{Name: "__agg" + itoa(i), Type: a.aggTypes[i], Nullable: a.aggNull[i], Hidden: true})
+	}
+	if len(a.sets) > 0 {
+		s = append(s, Field{Name: "__grouping_id", Type: arrow.PrimitiveTypes.Int64, Hidden: true})
+	}
+	a.schema = s
+	return &Aggregate{Input: input, Groups: a.groups, GroupNames: a.groupNames, Aggs: a.aggs, GroupingSets: a.sets, S: s}, nil
+}
+
+// match binds e after aggregation when it is an aggregate call or a group
+// expression; ok=false lets the caller bind e's parts.
+func (a *aggCtx) match(b *binder, ec *exprCtx, e sqlparser.Expr) (vec.Expr, bool, error) {
+	switch x := e.(type) {
+	case *sqlparser.FuncExpr:
+		name := x.Name.Lowered()
+		if name == "paimon_filter" || isAggCall(x) {
+			i, err := a.aggOf(b, x)
+			if err != nil {
+				return nil, true, err
+			}
+			return a.schema.Col(len(a.groups) + i), true, nil
+		}
+		if name == "grouping" {
+			r, err := a.grouping(b, x)
+			return r, true, err
+		}
+		if name == "paimon_window" {
+			return nil, false, nil
+		}
+	case *sqlparser.GroupConcatExpr:
+		i, err := a.aggOf(b, x)
+		if err != nil {
+			return nil, true, err
+		}
+		return a.schema.Col(len(a.groups) + i), true, nil
+	case *sqlparser.Subquery, *sqlparser.ExistsExpr, *sqlparser.SQLVal, *sqlparser.NullVal, sqlparser.BoolVal:
+		return nil, false, nil
+	}
+	if containsAgg(e) || containsSpecial(e) {
+		return nil, false, nil
+	}
+	x, err := b.expr(a.in, e)
+	if err == nil {
+		k := x.String()
+		for i, g := range a.groupKeys {
+			if g == k {
+				return a.schema.Col(i), true, nil
+			}
+		}
+		if _, ok := x.(*vec.Literal); ok {
+			return x, true, nil
+		}
+	}
+	if c, ok := e.(*sqlparser.ColName); ok {
+		if err != nil {
+			return nil, true, err
+		}
+		return nil, true, invalidf("column %s must appear in the GROUP BY clause or be used in an aggregate function", sqlparser.String(c))
+	}
+	return nil, false, nil
+}
+
+// containsSpecial: subqueries or window functions (bound only post-aggregation).
+func containsSpecial(e sqlparser.Expr) bool {
+	found := false
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		switch x := n.(type) {
+		case *sqlparser.Subquery, *sqlparser.ExistsExpr:
+			found = true
+		case *sqlparser.FuncExpr:
+			if x.Name.Lowered() == "paimon_window" || x.Name.Lowered() == "grouping" {
+				found = true
+			}
+		}
+		return !found, nil
+	}, e)
+	return found
+}
+
+// grouping implements GROUPING(g1, ...): bit i set when g_i is not grouped
+// in the row's grouping set (the first argument is the most significant).
+func (a *aggCtx) grouping(b *binder, x *sqlparser.FuncExpr) (vec.Expr, error) {
+	if len(a.sets) == 0 {
+		return vec.NumberLiteral("0")
+	}
+	gid := a.schema.Col(len(a.schema) - 1)
+	var out vec.Expr
+	for _, se := range x.Exprs {
+		v, err := b.selectExprArg(a.in, se)
+		if err != nil {
+			return nil, err
+		}
+		gi := -1
+		for i, k := range a.groupKeys {
+			if k == v.String() {
+				gi = i
+			}
+		}
+		if gi < 0 {
+			return nil, invalidf("GROUPING() argument %s is not a GROUP BY expression", v.String())
+		}
+		bit, err := vec.NewCall("PAIMON_GROUPING_BIT", []vec.Expr{gid, mustNum(itoa(gi))})
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = bit
+			continue
+		}
+		two, _ := vec.NumberLiteral("2")
+		sh, err := vec.NewArith("*", out, two)
+		if err != nil {
+			return nil, err
+		}
+		if out, err = vec.NewArith("+", sh, bit); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func mustNum(s string) vec.Expr {
+	l, _ := vec.NumberLiteral(s)
+	return l
+}

@@ -1,0 +1,341 @@
+package logical
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/xwb1989/sqlparser"
+
+	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/parse"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
+)
+
+// Session is what names resolve against.
+type Session struct {
+	Catalog     catalog.Catalog
+	CatalogName string // accepted as the first part of 3-part names ("" = any)
+	Database    string
+	Options     map[string]string
+}
+
+// Bound is a bound query.
+type Bound struct {
+	Plan   Node
+	Params []*vec.Param // typed placeholders (nil entries: never typed)
+}
+
+// binder binds one statement.
+type binder struct {
+	ctx    context.Context
+	sess   Session
+	stmt   *parse.Statement
+	params []any // values when binding for execution; nil when preparing
+	// paramList collects placeholders when preparing.
+	paramList []*vec.Param
+	steps     int
+	marks     int
+}
+
+// maxBindSteps bounds the work of binding one statement.
+const maxBindSteps = 5_000_000
+
+func (b *binder) tick() error {
+	b.steps++
+	if b.steps&1023 == 0 {
+		if err := b.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if b.steps > maxBindSteps {
+		return invalidf("statement is too complex (more than %d expression nodes)", maxBindSteps)
+	}
+	return nil
+}
+
+// Bind binds a parsed query. params are the values of ? placeholders (nil
+// when preparing: placeholders stay typed vec.Param nodes).
+func Bind(ctx context.Context, sess Session, stmt *parse.Statement, params []any) (*Bound, error) {
+	if stmt.Query == nil {
+		return nil, invalidf("not a query")
+	}
+	b := &binder{ctx: ctx, sess: sess, stmt: stmt, params: params}
+	if err := b.checkCatalogs(); err != nil {
+		return nil, err
+	}
+	n, err := b.query(stmt.Query, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Bound{Plan: n, Params: b.paramList}, nil
+}
+
+func (b *binder) checkCatalogs() error {
+	for _, c := range b.stmt.Catalog {
+		if b.sess.CatalogName != "" && !eqName(c, b.sess.CatalogName) {
+			return paimon.Errorf(catalog.ErrNotFound, "catalog %q does not exist (this server's catalog is %q)", c, b.sess.CatalogName)
+		}
+	}
+	return nil
+}
+
+// cteScope is the lexical chain of WITH names.
+type cteScope struct {
+	parent *cteScope
+	defs   map[string]*parse.CTE
+}
+
+func (c *cteScope) lookup(name string) (*parse.CTE, *cteScope) {
+	for s := c; s != nil; s = s.parent {
+		if d, ok := s.defs[strings.ToLower(name)]; ok {
+			return d, s
+		}
+	}
+	return nil, nil
+}
+
+// query binds a query; outer is the enclosing scope for correlated
+// subqueries (nil at the top).
+func (b *binder) query(q *parse.Query, outer *scope, ctes *cteScope) (Node, error) {
+	if len(q.With) > 0 {
+		ns := &cteScope{parent: ctes, defs: map[string]*parse.CTE{}}
+		for _, c := range q.With {
+			k := strings.ToLower(c.Name)
+			if _, dup := ns.defs[k]; dup {
+				return nil, invalidf("WITH name %q is defined twice", c.Name)
+			}
+			ns.defs[k] = c
+		}
+		ctes = ns
+	}
+	// A plain SELECT binds its ORDER BY/LIMIT itself (ORDER BY may use
+	// columns that are not selected).
+	if sel, ok := q.Body.(*parse.Select); ok {
+		return b.selectQuery(sel.Select, q.OrderBy, q.Limit, outer, ctes)
+	}
+	n, err := b.body(q.Body, outer, ctes)
+	if err != nil {
+		return nil, err
+	}
+	return b.orderLimitByOutput(n, q.OrderBy, q.Limit)
+}
+
+func (b *binder) body(body parse.Body, outer *scope, ctes *cteScope) (Node, error) {
+	switch x := body.(type) {
+	case *parse.Select:
+		return b.selectQuery(x.Select, nil, nil, outer, ctes)
+	case *parse.Query:
+		return b.query(x, outer, ctes)
+	case *parse.SetOp:
+		l, err := b.body(x.Left, outer, ctes)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.body(x.Right, outer, ctes)
+		if err != nil {
+			return nil, err
+		}
+		return setOp(x.Op, x.All, l, r)
+	}
+	return nil, unsupportedf("query form %T", body)
+}
+
+// setOp casts both inputs to common column types.
+func setOp(op string, all bool, l, r Node) (Node, error) {
+	ls, rs := l.Schema(), r.Schema()
+	if len(ls) != len(rs) {
+		return nil, invalidf("each %s query must have the same number of columns (%d vs %d)", op, len(ls), len(rs))
+	}
+	types := make([]arrow.DataType, len(ls))
+	lcast, rcast := false, false
+	for i := range ls {
+		t, err := vec.CommonType(ls[i].Type, rs[i].Type)
+		if err != nil {
+			return nil, invalidf("%s column %d: %v", op, i+1, err)
+		}
+		if t.ID() == arrow.NULL {
+			t = arrow.BinaryTypes.String
+		}
+		types[i] = t
+		lcast = lcast || !arrow.TypeEqual(t, ls[i].Type)
+		rcast = rcast || !arrow.TypeEqual(t, rs[i].Type)
+	}
+	var err error
+	if lcast {
+		if l, err = castNode(l, types); err != nil {
+			return nil, err
+		}
+	}
+	if rcast {
+		if r, err = castNode(r, types); err != nil {
+			return nil, err
+		}
+	}
+	if op == "UNION" {
+		// flatten UNION chains of the same kind
+		var ins []Node
+		for _, in := range []Node{l, r} {
+			if s, ok := in.(*SetOp); ok && s.Op == "UNION" && s.All == all {
+				ins = append(ins, s.Inputs...)
+			} else {
+				ins = append(ins, in)
+			}
+		}
+		return &SetOp{Op: op, All: all, Inputs: ins}, nil
+	}
+	return &SetOp{Op: op, All: all, Inputs: []Node{l, r}}, nil
+}
+
+func castNode(n Node, types []arrow.DataType) (Node, error) {
+	s := n.Schema()
+	exprs := make([]vec.Expr, len(s))
+	out := make(Schema, len(s))
+	for i := range s {
+		c, err := vec.ImplicitCast(s.Col(i), types[i])
+		if err != nil {
+			if c, err = vec.NewCast(s.Col(i), types[i]); err != nil {
+				return nil, err
+			}
+		}
+		exprs[i] = c
+		out[i] = Field{Qual: s[i].Qual, Name: s[i].Name, Type: types[i], Nullable: s[i].Nullable}
+	}
+	return &Project{Input: n, Exprs: exprs, S: out}, nil
+}
+
+// orderLimitByOutput applies ORDER BY (by output name, ordinal or an
+// expression over the output columns) and LIMIT to n.
+func (b *binder) orderLimitByOutput(n Node, ob sqlparser.OrderBy, lim *sqlparser.Limit) (Node, error) {
+	if len(ob) > 0 {
+		sc := &scope{fields: n.Schema()}
+		ec := &exprCtx{sc: sc, what: "ORDER BY"}
+		keys := make([]exec.SortKey, len(ob))
+		for i, o := range ob {
+			var e vec.Expr
+			if idx, ok := ordinal(o.Expr, len(sc.fields)); ok {
+				e = sc.fields.Col(idx)
+			} else {
+				x, err := b.expr(ec, o.Expr)
+				if err != nil {
+					return nil, err
+				}
+				e = x
+			}
+			keys[i] = b.sortKey(o, e)
+		}
+		n = &Sort{Input: n, Keys: keys, Fetch: -1}
+	}
+	return b.limit(n, lim)
+}
+
+func (b *binder) sortKey(o *sqlparser.Order, e vec.Expr) exec.SortKey {
+	desc := o.Direction == sqlparser.DescScr
+	k := exec.SortKey{Expr: e, Desc: desc, NullsFirst: desc}
+	if nf, ok := b.stmt.NullsFirst[o]; ok {
+		k.NullsFirst = nf
+	}
+	return k
+}
+
+// ordinal recognises ORDER BY 2 / GROUP BY 1.
+func ordinal(e sqlparser.Expr, n int) (int, bool) {
+	v, ok := e.(*sqlparser.SQLVal)
+	if !ok || v.Type != sqlparser.IntVal {
+		return 0, false
+	}
+	var k int
+	if _, err := fmt.Sscan(string(v.Val), &k); err != nil || k < 1 || k > n {
+		return -1, true
+	}
+	return k - 1, true
+}
+
+func (b *binder) limit(n Node, lim *sqlparser.Limit) (Node, error) {
+	if lim == nil {
+		return n, nil
+	}
+	fetch, off := int64(-1), int64(0)
+	var err error
+	if lim.Rowcount != nil {
+		if fetch, err = b.constInt(lim.Rowcount, "LIMIT"); err != nil {
+			return nil, err
+		}
+	}
+	if lim.Offset != nil {
+		if off, err = b.constInt(lim.Offset, "OFFSET"); err != nil {
+			return nil, err
+		}
+	}
+	if s, ok := n.(*Sort); ok && fetch >= 0 && s.Fetch < 0 {
+		s2 := *s
+		s2.Fetch = fetch + off
+		n = &s2
+	}
+	return &Limit{Input: n, Offset: off, Fetch: fetch}, nil
+}
+
+func (b *binder) constInt(e sqlparser.Expr, what string) (int64, error) {
+	x, err := b.expr(&exprCtx{sc: &scope{}, what: what}, e)
+	if err != nil {
+		return 0, err
+	}
+	if _, ok := x.(*vec.Param); ok {
+		return 0, unsupportedf("%s ? needs a bound value (prepare with the value inline)", what)
+	}
+	x, err = vec.Fold(x)
+	if err != nil {
+		return 0, err
+	}
+	l, ok := x.(*vec.Literal)
+	if !ok || !vec.IsInteger(l.Type()) || !l.Value.IsValid() {
+		return 0, invalidf("%s needs a non-negative integer, got %s", what, sqlparser.String(e))
+	}
+	n, ok := scalarInt(l.Value)
+	if !ok || n < 0 {
+		return 0, invalidf("%s needs a non-negative integer, got %s", what, sqlparser.String(e))
+	}
+	return n, nil
+}
+
+// resolveTable finds a catalog table, with uniform messages and suggestions.
+func (b *binder) resolveTable(tn sqlparser.TableName) (catalog.Table, string, error) {
+	db := tn.Qualifier.String()
+	if db == "" {
+		db = b.sess.Database
+	}
+	cat := b.sess.Catalog
+	if db == "" {
+		db = cat.DefaultDatabase()
+	}
+	name := tn.Name.String()
+	t, err := cat.GetTable(b.ctx, db, name)
+	if err == nil {
+		return t, db + "." + name, nil
+	}
+	if !errors.Is(err, catalog.ErrNotFound) {
+		return nil, "", fmt.Errorf("table %s.%s: %w", db, name, err)
+	}
+	dbs, lerr := cat.ListDatabases(b.ctx)
+	if lerr == nil && !slices.Contains(dbs, db) {
+		return nil, "", paimon.Errorf(catalog.ErrNotFound, "database %q does not exist%s", db, catalog.DidYouMean(db, dbs))
+	}
+	if tabs, lerr := cat.ListTables(b.ctx, db); lerr == nil {
+		names := make([]string, len(tabs))
+		found := false
+		for i, ti := range tabs {
+			names[i] = ti.Name
+			found = found || ti.Name == name
+		}
+		base, _, _ := strings.Cut(name, "$")
+		if !found && !slices.Contains(names, base) {
+			return nil, "", paimon.Errorf(catalog.ErrNotFound, "table %q does not exist in database %q%s", name, db, catalog.DidYouMean(name, names))
+		}
+	}
+	return nil, "", err
+}

@@ -1,0 +1,17 @@
+// Package logical is the SQL engine's logical layer: the binder turns the
+// front end's AST (planner/parse) into a tree of immutable plan nodes whose
+// expressions are bound vec.Expr values, and the optimizer rules rewrite
+// that tree (constant folding, predicate pushdown through joins and into
+// scans, join ordering, projection pruning) before planner/ lowers it to
+// planner/exec operators.
+//
+// Invariants:
+//   - Nodes are immutable; rules build new nodes through WithChildren.
+//   - A node's Schema() is the list of its output columns; every vec.Column
+//     in a node's expressions indexes the Schema() of the node's input (for
+//     Join conditions: the left schema followed by the right schema).
+//   - Subqueries never reach the optimizer: the binder decorrelates them
+//     into joins (semi, anti, mark, left) as it binds.
+//   - Rules never change results: a filter is removed only when a node
+//     below applies it exactly.
+package logical

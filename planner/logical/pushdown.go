@@ -1,0 +1,285 @@
+package logical
+
+import (
+	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
+)
+
+// conjuncts splits e into its top-level AND terms.
+func conjuncts(e vec.Expr) []vec.Expr {
+	if e == nil {
+		return nil
+	}
+	if a, ok := e.(*vec.Logic); ok && a.IsAnd() {
+		var out []vec.Expr
+		for _, c := range e.Children() {
+			out = append(out, conjuncts(c)...)
+		}
+		return out
+	}
+	return []vec.Expr{e}
+}
+
+func colsOf(e vec.Expr) []int { return vec.Columns(e) }
+
+// side classifies columns of a join condition: 1 left only, 2 right only,
+// 3 both, 0 none.
+func side(e vec.Expr, nLeft int) int {
+	s := 0
+	for _, c := range colsOf(e) {
+		if c < nLeft {
+			s |= 1
+		} else {
+			s |= 2
+		}
+	}
+	return s
+}
+
+func withFilter(n Node, preds []vec.Expr) (Node, error) {
+	if len(preds) == 0 {
+		return n, nil
+	}
+	p, err := andAll(preds)
+	if err != nil {
+		return nil, err
+	}
+	return &Filter{Input: n, Pred: p}, nil
+}
+
+// PushFilters moves filter conjuncts as far down as they can go: through
+// projections, into join conditions and join inputs, below aggregations
+// (conjuncts on group keys), and into scans.
+func PushFilters(n Node) (Node, error) { return push(n, nil) }
+
+func push(n Node, preds []vec.Expr) (Node, error) {
+	switch x := n.(type) {
+	case *Filter:
+		return push(x.Input, append(preds, conjuncts(x.Pred)...))
+	case *Scan:
+		if len(preds) == 0 {
+			return x, nil
+		}
+		cp := *x
+		cp.Filters = append(append([]vec.Expr{}, x.Filters...), preds...)
+		return &cp, nil
+	case *Project:
+		var down, keep []vec.Expr
+		for _, p := range preds {
+			sub, err := substitute(p, x.Exprs)
+			if err != nil || hasUnpushable(sub) {
+				keep = append(keep, p)
+				continue
+			}
+			down = append(down, sub)
+		}
+		in, err := push(x.Input, down)
+		if err != nil {
+			return nil, err
+		}
+		return withFilter(&Project{Input: in, Exprs: x.Exprs, S: x.S}, keep)
+	case *Join:
+		return pushJoin(x, preds)
+	case *Aggregate:
+		var down, keep []vec.Expr
+		for _, p := range preds {
+			ok := len(x.GroupingSets) == 0
+			for _, c := range colsOf(p) {
+				if c >= len(x.Groups) {
+					ok = false
+				}
+			}
+			if ok {
+				if sub, err := substitute(p, x.Groups); err == nil {
+					down = append(down, sub)
+					continue
+				}
+			}
+			keep = append(keep, p)
+		}
+		in, err := push(x.Input, down)
+		if err != nil {
+			return nil, err
+		}
+		cp := *x
+		cp.Input = in
+		return withFilter(&cp, keep)
+	case *Sort:
+		if x.Fetch >= 0 {
+			break
+		}
+		in, err := push(x.Input, preds)
+		if err != nil {
+			return nil, err
+		}
+		return x.WithChildren(in), nil
+	case *Distinct:
+		in, err := push(x.Input, preds)
+		if err != nil {
+			return nil, err
+		}
+		return x.WithChildren(in), nil
+	case *SetOp:
+		if x.Op == "UNION" || x.Op == "INTERSECT" {
+			ins := make([]Node, len(x.Inputs))
+			for i, in := range x.Inputs {
+				var err error
+				if ins[i], err = push(in, preds); err != nil {
+					return nil, err
+				}
+			}
+			return x.WithChildren(ins...), nil
+		}
+		if x.Op == "EXCEPT" {
+			l, err := push(x.Inputs[0], preds)
+			if err != nil {
+				return nil, err
+			}
+			r, err := push(x.Inputs[1], nil)
+			if err != nil {
+				return nil, err
+			}
+			return x.WithChildren(l, r), nil
+		}
+	}
+	// Stop here: push into the children with nothing, keep preds above.
+	ch := n.Children()
+	if len(ch) > 0 {
+		nch := make([]Node, len(ch))
+		for i, c := range ch {
+			var err error
+			if nch[i], err = push(c, nil); err != nil {
+				return nil, err
+			}
+		}
+		n = n.WithChildren(nch...)
+	}
+	return withFilter(n, preds)
+}
+
+// hasUnpushable: expressions that must not move below their node.
+func hasUnpushable(e vec.Expr) bool {
+	bad := false
+	vec.Walk(e, func(x vec.Expr) bool {
+		switch x.(type) {
+		case *winRef, *OuterRef, *innerRef:
+			bad = true
+		}
+		return !bad
+	})
+	return bad
+}
+
+// substitute replaces Column i of e by exprs[i].
+func substitute(e vec.Expr, exprs []vec.Expr) (vec.Expr, error) {
+	return vec.Transform(e, func(x vec.Expr) (vec.Expr, error) {
+		if c, ok := x.(*vec.Column); ok {
+			if c.Index >= len(exprs) {
+				return nil, errNoSubst
+			}
+			return exprs[c.Index], nil
+		}
+		return x, nil
+	})
+}
+
+var errNoSubst = invalidf("cannot substitute")
+
+func pushJoin(j *Join, preds []vec.Expr) (Node, error) {
+	nl := len(j.Left.Schema())
+	var toL, toR, on, keep []vec.Expr
+	onTerms := conjuncts(j.On)
+	switch j.Type {
+	case exec.InnerJoin:
+		for _, p := range append(preds, onTerms...) {
+			switch side(p, nl) {
+			case 1:
+				toL = append(toL, p)
+			case 2:
+				toR = append(toR, vec.Shift(p, -nl))
+			case 0:
+				on = append(on, p)
+			default:
+				on = append(on, p)
+			}
+		}
+	case exec.LeftJoin:
+		for _, p := range preds {
+			if side(p, nl) == 1 {
+				toL = append(toL, p)
+			} else {
+				keep = append(keep, p)
+			}
+		}
+		for _, p := range onTerms {
+			if side(p, nl) == 2 {
+				toR = append(toR, vec.Shift(p, -nl))
+			} else {
+				on = append(on, p)
+			}
+		}
+	case exec.RightJoin:
+		for _, p := range preds {
+			if side(p, nl) == 2 {
+				toR = append(toR, vec.Shift(p, -nl))
+			} else {
+				keep = append(keep, p)
+			}
+		}
+		for _, p := range onTerms {
+			if side(p, nl) == 1 {
+				toL = append(toL, p)
+			} else {
+				on = append(on, p)
+			}
+		}
+	case exec.SemiJoin, exec.AntiJoin, exec.MarkJoin:
+		for _, p := range preds {
+			if side(p, nl) == 1 && (j.Type != exec.MarkJoin || !refsCol(p, nl)) {
+				toL = append(toL, p)
+			} else {
+				keep = append(keep, p)
+			}
+		}
+		for _, p := range onTerms {
+			s := side(p, nl)
+			switch {
+			case s == 2:
+				toR = append(toR, vec.Shift(p, -nl))
+			case s == 1 && j.Type == exec.SemiJoin:
+				toL = append(toL, p)
+			default:
+				on = append(on, p)
+			}
+		}
+	default: // full
+		keep = preds
+		on = onTerms
+	}
+	l, err := push(j.Left, toL)
+	if err != nil {
+		return nil, err
+	}
+	r, err := push(j.Right, toR)
+	if err != nil {
+		return nil, err
+	}
+	cp := *j
+	cp.Left, cp.Right = l, r
+	cp.On = nil
+	if len(on) > 0 {
+		if cp.On, err = andAll(on); err != nil {
+			return nil, err
+		}
+	}
+	return withFilter(&cp, keep)
+}
+
+func refsCol(e vec.Expr, i int) bool {
+	for _, c := range colsOf(e) {
+		if c == i {
+			return true
+		}
+	}
+	return false
+}

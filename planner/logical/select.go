@@ -1,0 +1,549 @@
+package logical
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/xwb1989/sqlparser"
+
+	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
+)
+
+// subqMode is set when a SELECT is bound as a (possibly correlated)
+// subquery: WHERE conjuncts that reference the outer query are collected
+// instead of filtered, and the inner columns they use become extra
+// (hidden) output columns.
+type subqMode struct {
+	outer *scope
+	corr  *correlation
+	// results
+	preds []vec.Expr // over outer fields (as OuterRef) and this query's output (innerRef)
+	nOut  int        // visible output columns
+	agg   bool       // the subquery aggregates (one row per correlation key)
+	count bool       // its one output is a COUNT (0, not NULL, over no rows)
+}
+
+// innerRef is a column of the subquery's output inside a correlated
+// predicate (placeholder until the join is built).
+type innerRef struct {
+	idx int
+	t   arrow.DataType
+	nul bool
+	s   string
+}
+
+func (r *innerRef) Type() arrow.DataType                { return r.t }
+func (r *innerRef) Nullable() bool                      { return r.nul }
+func (r *innerRef) Children() []vec.Expr                { return nil }
+func (r *innerRef) WithChildren([]vec.Expr) vec.Expr    { return r }
+func (r *innerRef) String() string                      { return r.s }
+func (r *innerRef) Eval(*vec.Ctx, arrow.RecordBatch) (arrow.Array, error) {
+	return nil, unsupportedf("correlated subquery column %s", r.s)
+}
+
+func hasOuter(e vec.Expr) bool {
+	found := false
+	vec.Walk(e, func(x vec.Expr) bool {
+		if _, ok := x.(*OuterRef); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+func (b *binder) selectQuery(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sqlparser.Limit, outer *scope, ctes *cteScope) (Node, error) {
+	return b.selectSub(sel, ob, lim, outer, ctes, nil)
+}
+
+func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sqlparser.Limit, outer *scope, ctes *cteScope, sq *subqMode) (Node, error) {
+	if sel.Lock != "" {
+		return nil, unsupportedf("locking clause %q", strings.TrimSpace(sel.Lock))
+	}
+	if len(ob) == 0 && len(sel.OrderBy) > 0 {
+		ob, lim = sel.OrderBy, sel.Limit
+	}
+	fi, err := b.from(sel.From, nil, ctes)
+	if err != nil {
+		return nil, err
+	}
+	rel := &relation{node: fi.node}
+	sc := &scope{fields: rel.node.Schema(), outer: outer, using: fi.using}
+	if sq != nil {
+		sc.corr = sq.corr
+	}
+	ec := &exprCtx{sc: sc, rel: rel, what: "WHERE", ctes: ctes}
+
+	// WHERE
+	var filters []vec.Expr
+	var corrPreds []vec.Expr
+	if sel.Where != nil {
+		for _, c := range splitAnd(sel.Where.Expr) {
+			if handled, err := b.topLevelSubquery(ec, c); err != nil {
+				return nil, err
+			} else if handled {
+				continue
+			}
+			nRefs := 0
+			if sq != nil {
+				nRefs = len(sq.corr.refs)
+			}
+			e, err := b.expr(ec, c)
+			if err != nil {
+				return nil, err
+			}
+			if err := wantBool(e, "WHERE"); err != nil {
+				return nil, err
+			}
+			if sq != nil && len(sq.corr.refs) > nRefs || hasOuter(e) {
+				corrPreds = append(corrPreds, e)
+				continue
+			}
+			filters = append(filters, e)
+		}
+	}
+	if len(filters) > 0 {
+		f, err := andAll(filters)
+		if err != nil {
+			return nil, err
+		}
+		rel.node = &Filter{Input: rel.node, Pred: f}
+	}
+	if sq != nil && sq.corr != nil && len(sq.corr.refs) > 0 && len(corrPreds) == 0 {
+		return nil, unsupportedf("correlated reference outside the subquery's WHERE conjuncts")
+	}
+
+	items, err := expandStars(sel.SelectExprs, rel.node.Schema())
+	if err != nil {
+		return nil, err
+	}
+
+	// Aggregation?
+	hasAgg := len(sel.GroupBy) > 0 || sel.Having != nil
+	for _, it := range items {
+		if it.expr != nil && containsAgg(it.expr) {
+			hasAgg = true
+		}
+	}
+	for _, o := range ob {
+		if containsAgg(o.Expr) {
+			hasAgg = true
+		}
+	}
+
+	// Correlated inner columns become extra outputs (and group keys).
+	var extra []vec.Expr
+	if len(corrPreds) > 0 {
+		if sel.Distinct != "" || lim != nil {
+			return nil, unsupportedf("correlated subquery with DISTINCT or LIMIT")
+		}
+		for i, p := range corrPreds {
+			np, ex, err := liftInner(p, extra, hasAgg)
+			if err != nil {
+				return nil, err
+			}
+			corrPreds[i], extra = np, ex
+		}
+	}
+
+	var post *exprCtx // how select items bind
+	var agg *aggCtx
+	win := &winCtx{}
+	if hasAgg {
+		agg = &aggCtx{in: &exprCtx{sc: &scope{fields: rel.node.Schema(), outer: outer, using: fi.using, corr: sc.corr}, what: "an aggregate argument", ctes: ctes}}
+		if err := b.groupBy(agg, sel.GroupBy, items); err != nil {
+			return nil, err
+		}
+		for _, x := range extra {
+			agg.addGroup(x, "")
+		}
+		// Bind aggregates used anywhere first so the aggregate's schema is
+		// known, then build the Aggregate node.
+		postRel := &relation{}
+		post = &exprCtx{sc: &scope{outer: outer}, rel: postRel, agg: agg, win: win, what: "the select list", ctes: ctes}
+		agg.pending = true
+		for _, it := range items {
+			if it.expr != nil {
+				if err := agg.collect(b, it.expr); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if sel.Having != nil {
+			if err := agg.collect(b, sel.Having.Expr); err != nil {
+				return nil, err
+			}
+		}
+		for _, o := range ob {
+			if err := agg.collect(b, o.Expr); err != nil {
+				return nil, err
+			}
+		}
+		agg.pending = false
+		an, err := agg.node(rel.node)
+		if err != nil {
+			return nil, err
+		}
+		postRel.node = an
+		post.sc.fields = an.Schema()
+		if sel.Having != nil {
+			post.what = "HAVING"
+			h, err := b.expr(post, sel.Having.Expr)
+			if err != nil {
+				return nil, err
+			}
+			if err := wantBool(h, "HAVING"); err != nil {
+				return nil, err
+			}
+			postRel.node = &Filter{Input: postRel.node, Pred: h}
+			post.sc.fields = postRel.node.Schema()
+			post.what = "the select list"
+		}
+		rel = postRel
+	} else {
+		post = &exprCtx{sc: sc, rel: rel, win: win, what: "the select list", ctes: ctes}
+	}
+
+	// Select list.
+	exprs := make([]vec.Expr, 0, len(items))
+	names := make([]string, 0, len(items))
+	for _, it := range items {
+		if it.col >= 0 {
+			exprs = append(exprs, rel.node.Schema().Col(it.col))
+			names = append(names, it.name)
+			continue
+		}
+		e, err := b.expr(post, it.expr)
+		if err != nil {
+			return nil, err
+		}
+		exprs = append(exprs, e)
+		names = append(names, it.name)
+	}
+	nOut := len(exprs)
+
+	// ORDER BY: ordinal, output alias, or expression (hidden when not selected).
+	var keys []exec.SortKey
+	post.what = "ORDER BY"
+	for _, o := range ob {
+		var e vec.Expr
+		if idx, ok := ordinal(o.Expr, nOut); ok {
+			if idx < 0 {
+				return nil, invalidf("ORDER BY position %s is not in the select list", sqlparser.String(o.Expr))
+			}
+			e = exprs[idx]
+		} else if c, ok := o.Expr.(*sqlparser.ColName); ok && c.Qualifier.IsEmpty() && aliasIndex(items, c.Name.String()) >= 0 {
+			e = exprs[aliasIndex(items, c.Name.String())]
+		} else {
+			x, err := b.expr(post, o.Expr)
+			if err != nil {
+				return nil, err
+			}
+			e = x
+		}
+		keys = append(keys, b.sortKey(o, e))
+	}
+
+	// Windows go on top of the (aggregated) relation.
+	if len(win.funcs) > 0 {
+		base := len(rel.node.Schema())
+		n, m, err := win.build(rel.node)
+		if err != nil {
+			return nil, err
+		}
+		rel.node = n
+		repl := func(e vec.Expr) (vec.Expr, error) {
+			return vec.Transform(e, func(x vec.Expr) (vec.Expr, error) {
+				if r, ok := x.(*winRef); ok {
+					return rel.node.Schema().Col(base + m[r.k]), nil
+				}
+				return x, nil
+			})
+		}
+		for i := range exprs {
+			if exprs[i], err = repl(exprs[i]); err != nil {
+				return nil, err
+			}
+		}
+		for i := range keys {
+			if keys[i].Expr, err = repl(keys[i].Expr); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	// Project select items, extra correlation columns, then hidden sort keys.
+	all := append([]vec.Expr{}, exprs...)
+	allNames := append([]string{}, names...)
+	if len(extra) > 0 {
+		for k := range extra {
+			// after aggregation the extra columns are the last group keys
+			if agg != nil {
+				gi := len(agg.groups) - len(extra) + k
+				all = append(all, rel.node.Schema().Col(gi))
+			} else {
+				all = append(all, extra[k])
+			}
+			allNames = append(allNames, "__corr"+itoa(k))
+		}
+	}
+	nVisible := len(all)
+	for i, k := range keys {
+		found := -1
+		for j, e := range all {
+			if e.String() == k.Expr.String() {
+				found = j
+				break
+			}
+		}
+		if found < 0 {
+			if sel.Distinct != "" {
+				return nil, invalidf("for SELECT DISTINCT, ORDER BY expressions must appear in the select list (%s)", k.Expr.String())
+			}
+			all = append(all, k.Expr)
+			allNames = append(allNames, "__sort"+itoa(i))
+			found = len(all) - 1
+		}
+		keys[i].Expr = projCol(all, allNames, found)
+	}
+	out := projectNode(rel.node, all, allNames, b.fieldsMeta(rel.node, all))
+	var n Node = out
+	if sel.Distinct != "" {
+		n = &Distinct{Input: n}
+	}
+	if len(keys) > 0 {
+		n = &Sort{Input: n, Keys: keys, Fetch: -1}
+	}
+	if n, err = b.limit(n, lim); err != nil {
+		return nil, err
+	}
+	if len(all) > nVisible {
+		n = trim(n, nVisible)
+	}
+	if sq != nil {
+		sq.agg = hasAgg
+		if hasAgg && len(sel.GroupBy) == 0 && len(items) == 1 && items[0].expr != nil {
+			if f, ok := items[0].expr.(*sqlparser.FuncExpr); ok && f.Name.Lowered() == "count" {
+				sq.count = true
+			}
+		}
+		sq.nOut = nOut
+		for i, p := range corrPreds {
+			cp, err := vec.Transform(p, func(x vec.Expr) (vec.Expr, error) {
+				if r, ok := x.(*innerRef); ok {
+					return &innerRef{idx: nOut + r.idx, t: r.t, nul: r.nul, s: r.s}, nil
+				}
+				return x, nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			corrPreds[i] = cp
+		}
+		sq.preds = corrPreds
+	}
+	return n, nil
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// projCol references column i of a projection of exprs.
+func projCol(exprs []vec.Expr, names []string, i int) vec.Expr {
+	return &vec.Column{Index: i, Name: names[i], T: exprs[i].Type(), Null: exprs[i].Nullable()}
+}
+
+// fieldsMeta keeps the Arrow metadata of plain column references.
+func (b *binder) fieldsMeta(in Node, exprs []vec.Expr) []arrow.Metadata {
+	s := in.Schema()
+	out := make([]arrow.Metadata, len(exprs))
+	for i, e := range exprs {
+		if c, ok := e.(*vec.Column); ok && c.Index < len(s) {
+			out[i] = s[c.Index].Meta
+		}
+	}
+	return out
+}
+
+func projectNode(in Node, exprs []vec.Expr, names []string, meta []arrow.Metadata) *Project {
+	s := make(Schema, len(exprs))
+	for i, e := range exprs {
+		s[i] = Field{Name: names[i], Type: e.Type(), Nullable: e.Nullable()}
+		if meta != nil {
+			s[i].Meta = meta[i]
+		}
+		if strings.HasPrefix(names[i], "__") {
+			s[i].Hidden = true
+		}
+	}
+	return &Project{Input: in, Exprs: exprs, S: s}
+}
+
+// trim keeps the first n columns.
+func trim(in Node, n int) Node {
+	s := in.Schema()
+	exprs := make([]vec.Expr, n)
+	for i := range exprs {
+		exprs[i] = s.Col(i)
+		exprs[i].(*vec.Column).Name = s[i].Name
+	}
+	return &Project{Input: in, Exprs: exprs, S: append(Schema{}, s[:n]...)}
+}
+
+// liftInner replaces the inner columns of a correlated predicate by
+// innerRefs to extra output columns (added to extra).
+func liftInner(p vec.Expr, extra []vec.Expr, agg bool) (vec.Expr, []vec.Expr, error) {
+	if agg {
+		// only inner_column = outer_expr is decorrelatable through GROUP BY
+		ok := false
+		if cmp, isCmp := p.(*vec.Compare); isCmp {
+			if l, r, eq := cmp.Equality(); eq {
+				ok = hasOuter(l) != hasOuter(r) && (len(vec.Columns(l)) == 0 || len(vec.Columns(r)) == 0)
+			}
+		}
+		if !ok {
+			return nil, nil, unsupportedf("correlated aggregate subquery with condition %s (only equalities with outer columns are supported)", p.String())
+		}
+	}
+	np, err := vec.Transform(p, func(x vec.Expr) (vec.Expr, error) {
+		c, ok := x.(*vec.Column)
+		if !ok {
+			return x, nil
+		}
+		for k, e := range extra {
+			if e.String() == c.String() {
+				return &innerRef{idx: k, t: c.T, nul: c.Null, s: c.Name}, nil
+			}
+		}
+		extra = append(extra, c)
+		return &innerRef{idx: len(extra) - 1, t: c.T, nul: c.Null, s: c.Name}, nil
+	})
+	return np, extra, err
+}
+
+// selectItem is one select-list entry after * expansion.
+type selectItem struct {
+	expr  sqlparser.Expr
+	col   int // >= 0: a column of the FROM relation (from *)
+	name  string
+	alias string
+}
+
+func aliasIndex(items []selectItem, name string) int {
+	for i, it := range items {
+		if it.alias != "" && eqName(it.alias, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+func expandStars(ses sqlparser.SelectExprs, s Schema) ([]selectItem, error) {
+	var out []selectItem
+	for _, se := range ses {
+		switch x := se.(type) {
+		case *sqlparser.StarExpr:
+			qual := x.TableName.Name.String()
+			n := 0
+			for i, f := range s {
+				if f.Hidden || (qual != "" && !eqName(f.Qual, qual)) {
+					continue
+				}
+				out = append(out, selectItem{col: i, name: f.Name})
+				n++
+			}
+			if qual != "" && n == 0 {
+				return nil, invalidf("table or alias %q is not in the FROM clause (%s.*)", qual, qual)
+			}
+		case *sqlparser.AliasedExpr:
+			it := selectItem{expr: x.Expr, col: -1, alias: x.As.String()}
+			it.name = it.alias
+			if it.name == "" {
+				if c, ok := x.Expr.(*sqlparser.ColName); ok {
+					it.name = c.Name.String()
+				} else {
+					it.name = displayName(x.Expr)
+				}
+			}
+			out = append(out, it)
+		default:
+			return nil, unsupportedf("select item %s", sqlparser.String(se))
+		}
+	}
+	return out, nil
+}
+
+// displayName is the column name of an unaliased expression.
+func displayName(e sqlparser.Expr) string {
+	s := sqlparser.String(e)
+	if f, ok := e.(*sqlparser.FuncExpr); ok && f.Name.Lowered() == "paimon_window" && len(f.Exprs) > 0 {
+		s = sqlparser.String(f.Exprs[0])
+	}
+	for _, p := range []string{"paimon_"} {
+		s = strings.ReplaceAll(s, p, "")
+	}
+	return s
+}
+
+func splitAnd(e sqlparser.Expr) []sqlparser.Expr {
+	var out []sqlparser.Expr
+	stack := []sqlparser.Expr{e}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if p, ok := x.(*sqlparser.ParenExpr); ok {
+			if _, isAnd := p.Expr.(*sqlparser.AndExpr); isAnd {
+				stack = append(stack, p.Expr)
+				continue
+			}
+		}
+		if a, ok := x.(*sqlparser.AndExpr); ok {
+			stack = append(stack, a.Right, a.Left)
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// containsAgg reports whether e has an aggregate call outside subqueries
+// and window specifications.
+func containsAgg(e sqlparser.Expr) bool {
+	found := false
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		if found {
+			return false, nil
+		}
+		switch x := n.(type) {
+		case *sqlparser.Subquery:
+			return false, nil
+		case *sqlparser.FuncExpr:
+			if x.Name.Lowered() == "paimon_window" {
+				// aggregates inside a window's arguments count (SUM(SUM(x)) OVER ...),
+				// the window function itself does not.
+				if len(x.Exprs) > 0 {
+					if ae, ok := x.Exprs[0].(*sqlparser.AliasedExpr); ok {
+						if f, ok := ae.Expr.(*sqlparser.FuncExpr); ok {
+							for _, a := range f.Exprs {
+								if ae2, ok := a.(*sqlparser.AliasedExpr); ok && containsAgg(ae2.Expr) {
+									found = true
+								}
+							}
+						}
+					}
+				}
+				return false, nil
+			}
+			if isAggCall(x) {
+				found = true
+				return false, nil
+			}
+		case *sqlparser.GroupConcatExpr:
+			found = true
+			return false, nil
+		}
+		return true, nil
+	}, e)
+	return found
+}

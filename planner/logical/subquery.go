@@ -1,0 +1,211 @@
+package logical
+
+import (
+	"github.com/xwb1989/sqlparser"
+
+	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/parse"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
+)
+
+// subqueryPlan binds a subquery used in an expression of ec.
+func (b *binder) subqueryPlan(ec *exprCtx, ss sqlparser.SelectStatement) (Node, *subqMode, error) {
+	if ec.rel == nil || ec.rel.node == nil {
+		return nil, nil, unsupportedf("subqueries in %s", ec.what)
+	}
+	q := queryOf(ss)
+	if sel, ok := q.Body.(*parse.Select); ok && len(sel.From) == 1 {
+		// the front end's extracted queries: select * from paimon_subquery_N
+		if at, ok := sel.From[0].(*sqlparser.AliasedTableExpr); ok {
+			if tn, ok := at.Expr.(sqlparser.TableName); ok && tn.Qualifier.IsEmpty() {
+				if idx, ok := subqueryIndex(tn.Name.String()); ok && idx < len(b.stmt.Subqueries) && sel.Where == nil {
+					q = b.stmt.Subqueries[idx]
+				}
+			}
+		}
+	}
+	sq := &subqMode{outer: ec.sc, corr: &correlation{}}
+	if sel, ok := q.Body.(*parse.Select); ok && len(q.With) == 0 {
+		n, err := b.selectSub(sel.Select, q.OrderBy, q.Limit, ec.sc, ec.ctes, sq)
+		return n, sq, err
+	}
+	n, err := b.query(q, nil, ec.ctes)
+	if err != nil {
+		return nil, nil, err
+	}
+	sq.nOut = len(n.Schema())
+	return n, sq, nil
+}
+
+// joinSubquery joins ec's relation with a subquery plan; cond (over the
+// outer schema followed by the subquery's) is ANDed with the correlation.
+func (b *binder) joinSubquery(ec *exprCtx, n Node, sq *subqMode, jt exec.JoinType, cond vec.Expr) (int, error) {
+	outerLen := len(ec.rel.node.Schema())
+	var conds []vec.Expr
+	if cond != nil {
+		conds = append(conds, cond)
+	}
+	for _, p := range sq.preds {
+		c, err := vec.Transform(p, func(x vec.Expr) (vec.Expr, error) {
+			switch r := x.(type) {
+			case *OuterRef:
+				return &vec.Column{Index: r.Index, Name: r.String()[len("outer."):], T: r.F.Type, Null: r.F.Nullable}, nil
+			case *innerRef:
+				return &vec.Column{Index: outerLen + r.idx, Name: r.s, T: r.t, Null: r.nul}, nil
+			}
+			return x, nil
+		})
+		if err != nil {
+			return 0, err
+		}
+		conds = append(conds, c)
+	}
+	var on vec.Expr
+	if len(conds) > 0 {
+		var err error
+		if on, err = andAll(conds); err != nil {
+			return 0, err
+		}
+	}
+	b.marks++
+	j := &Join{Left: ec.rel.node, Right: n, Type: jt, On: on, MarkName: "__mark" + itoa(b.marks)}
+	ec.rel.node = j
+	ec.sc.fields = j.Schema()
+	return outerLen, nil
+}
+
+// topLevelSubquery turns a WHERE conjunct [NOT] EXISTS / [NOT] IN
+// (subquery) into a semi or anti join (or a mark join for NOT IN, whose
+// NULL semantics an anti join does not have).
+func (b *binder) topLevelSubquery(ec *exprCtx, c sqlparser.Expr) (bool, error) {
+	for {
+		p, ok := c.(*sqlparser.ParenExpr)
+		if !ok {
+			break
+		}
+		c = p.Expr
+	}
+	negate := false
+	if n, ok := c.(*sqlparser.NotExpr); ok {
+		if _, isEx := n.Expr.(*sqlparser.ExistsExpr); isEx {
+			negate, c = true, n.Expr
+		}
+	}
+	switch x := c.(type) {
+	case *sqlparser.ExistsExpr:
+		n, sq, err := b.subqueryPlan(ec, x.Subquery.Select)
+		if err != nil {
+			return true, err
+		}
+		jt := exec.SemiJoin
+		if negate {
+			jt = exec.AntiJoin
+		}
+		_, err = b.joinSubquery(ec, n, sq, jt, nil)
+		return true, err
+	case *sqlparser.ComparisonExpr:
+		sub, ok := x.Right.(*sqlparser.Subquery)
+		if !ok || (x.Operator != sqlparser.InStr && x.Operator != sqlparser.NotInStr) {
+			return false, nil
+		}
+		if x.Operator == sqlparser.NotInStr {
+			return false, nil // generic path: mark join
+		}
+		l, err := b.expr(ec, x.Left)
+		if err != nil {
+			return true, err
+		}
+		n, sq, err := b.subqueryPlan(ec, sub.Select)
+		if err != nil {
+			return true, err
+		}
+		eq, err := inCondition(l, n, sq, len(ec.rel.node.Schema()))
+		if err != nil {
+			return true, err
+		}
+		_, err = b.joinSubquery(ec, n, sq, exec.SemiJoin, eq)
+		return true, err
+	}
+	return false, nil
+}
+
+// inCondition is left = the subquery's first column, over the joined schema.
+func inCondition(l vec.Expr, n Node, sq *subqMode, outerLen int) (vec.Expr, error) {
+	if sq.nOut != 1 {
+		return nil, invalidf("a subquery used with IN must return one column, not %d", sq.nOut)
+	}
+	s := n.Schema()
+	r := &vec.Column{Index: outerLen, Name: s[0].Name, T: s[0].Type, Null: s[0].Nullable}
+	typeParam(l, r)
+	return vec.NewCompare("=", l, r)
+}
+
+func (b *binder) inSubquery(ec *exprCtx, left sqlparser.Expr, sub *sqlparser.Subquery, negate bool) (vec.Expr, error) {
+	l, err := b.expr(ec, left)
+	if err != nil {
+		return nil, err
+	}
+	n, sq, err := b.subqueryPlan(ec, sub.Select)
+	if err != nil {
+		return nil, err
+	}
+	eq, err := inCondition(l, n, sq, len(ec.rel.node.Schema()))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := b.joinSubquery(ec, n, sq, exec.MarkJoin, eq); err != nil {
+		return nil, err
+	}
+	s := ec.rel.node.Schema()
+	mark := s.Col(len(s) - 1)
+	if negate {
+		return vec.NewNot(mark)
+	}
+	return mark, nil
+}
+
+func (b *binder) existsExpr(ec *exprCtx, x *sqlparser.ExistsExpr, negate bool) (vec.Expr, error) {
+	n, sq, err := b.subqueryPlan(ec, x.Subquery.Select)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := b.joinSubquery(ec, n, sq, exec.MarkJoin, nil); err != nil {
+		return nil, err
+	}
+	s := ec.rel.node.Schema()
+	m, err := vec.NewCall("COALESCE", []vec.Expr{s.Col(len(s) - 1), vec.BoolLiteral(false)})
+	if err != nil {
+		return nil, err
+	}
+	if negate {
+		return vec.NewNot(m)
+	}
+	return m, nil
+}
+
+func (b *binder) scalarSubquery(ec *exprCtx, x *sqlparser.Subquery) (vec.Expr, error) {
+	n, sq, err := b.subqueryPlan(ec, x.Select)
+	if err != nil {
+		return nil, err
+	}
+	if sq.nOut != 1 {
+		return nil, invalidf("a scalar subquery must return one column, not %d", sq.nOut)
+	}
+	if len(sq.preds) > 0 && !sq.agg {
+		return nil, unsupportedf("correlated scalar subquery without an aggregate (it could return several rows per outer row)")
+	}
+	if len(sq.preds) == 0 {
+		n = &MaxOneRow{Input: n}
+	}
+	off, err := b.joinSubquery(ec, n, sq, exec.LeftJoin, nil)
+	if err != nil {
+		return nil, err
+	}
+	v := vec.Expr(ec.rel.node.Schema().Col(off))
+	if sq.count && len(sq.preds) > 0 {
+		// COUNT over no matching rows is 0, not the NULL of an unmatched outer join row.
+		zero, _ := vec.NumberLiteral("0")
+		return vec.NewCall("COALESCE", []vec.Expr{v, zero})
+	}
+	return v, nil
+}

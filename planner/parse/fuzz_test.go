@@ -1,0 +1,102 @@
+package parse
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+)
+
+// FuzzParse checks that no input makes Parse panic or return an error that
+// is neither ErrInvalid nor ErrUnsupported.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		`SELECT "a" FROM t$files WHERE d = DATE '2024-01-01'`, `CAST(x AS DOUBLE)`, `'\'`, `/*+ OPTIONS('a'='b') */`,
+		`EXTRACT(`, `CALL x(`, `"`, `WITH a AS (SELECT 1) SELECT * FROM a UNION (SELECT 2 ORDER BY 1 LIMIT 1)`,
+		`SELECT sum(x) FILTER (WHERE y) OVER (PARTITION BY a ORDER BY b NULLS FIRST ROWS 1 PRECEDING) FROM t WINDOW w AS ()`,
+		`SELECT * FROM (SELECT 1) AS c (x) FULL JOIN d USING (x) WHERE a::int IS DISTINCT FROM b || 'x' ILIKE ?`,
+		`SELECT {fn UCASE(x)}, {d '2024-01-01'}, INTERVAL '1 day 2 hours' FROM paimon.db.t OFFSET 1 ROWS FETCH FIRST 2 ROWS ONLY`,
+		`SELECT a FROM t GROUP BY GROUPING SETS ((a), ())`, `SELECT 1 INTERSECT SELECT 2 EXCEPT SELECT 3`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		st, err := Parse(s)
+		if err != nil {
+			if !errors.Is(err, catalog.ErrInvalid) && !errors.Is(err, catalog.ErrUnsupported) {
+				t.Fatalf("Parse(%q): error %v wraps neither ErrInvalid nor ErrUnsupported", s, err)
+			}
+			return
+		}
+		if st.Query == nil && st.Other == nil && st.Call == nil {
+			t.Fatalf("Parse(%q): empty statement without error", s)
+		}
+	})
+}
+
+func orChain(size int) string {
+	var b strings.Builder
+	b.WriteString("SELECT a FROM t WHERE a = 0")
+	for i := 1; b.Len() < size; i++ {
+		b.WriteString(" OR a = 'v")
+		b.WriteString(strings.Repeat("x", i%7))
+		b.WriteString("'")
+	}
+	return b.String()
+}
+
+// TestHostileInputs: big and deep statements end quickly, with a result or
+// a clear error (the bound is generous; BenchmarkOrChain measures).
+func TestHostileInputs(t *testing.T) {
+	deep := strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000)
+	cases := []struct {
+		name, sql string
+		ok        bool
+	}{
+		{"or chain 1MB", orChain(1 << 20), true},
+		{"100k parens", "SELECT " + deep, false},
+		{"100k open parens", "SELECT " + strings.Repeat("(", 100000), false},
+		{"150 nested calls", "SELECT " + strings.Repeat("f(", 150) + "1" + strings.Repeat(")", 150), true},
+		{"150 nested casts", "SELECT " + strings.Repeat("CAST(", 150) + "1" + strings.Repeat(" AS INT)", 150), true},
+		{"deep subqueries", "SELECT * FROM t WHERE a IN " + strings.Repeat("(SELECT a FROM t WHERE a IN ", 60) + "(1)" + strings.Repeat(")", 60), true},
+		{"many windows", "SELECT " + strings.Repeat("count(*) OVER (PARTITION BY a ORDER BY b), ", 5000) + "1 FROM t", true},
+		{"many set operations", strings.Repeat("SELECT 1 UNION ", 5000) + "SELECT 2", true},
+		{"many :: casts", "SELECT " + strings.Repeat("a::int + ", 20000) + "1 FROM t", true},
+		{"long identifier", "SELECT " + strings.Repeat("x", 1<<20) + " FROM t", true},
+		{"unterminated string 1MB", "SELECT '" + strings.Repeat("x", 1<<20), false},
+		{"hostile names", "SELECT `a``b`, \"c\"\"d`e\" FROM `x``y`.\"z\"", true},
+	}
+	for _, c := range cases {
+		start := time.Now()
+		st, err := Parse(c.sql)
+		d := time.Since(start)
+		if c.ok && (err != nil || st == nil) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+		if !c.ok && err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+		if err != nil && !errors.Is(err, catalog.ErrInvalid) && !errors.Is(err, catalog.ErrUnsupported) {
+			t.Errorf("%s: %v wraps neither ErrInvalid nor ErrUnsupported", c.name, err)
+		}
+		if err != nil && len(err.Error()) > 1000 {
+			t.Errorf("%s: error message of %d bytes", c.name, len(err.Error()))
+		}
+		if d > 10*time.Second {
+			t.Errorf("%s: took %v", c.name, d)
+		}
+	}
+}
+
+// BenchmarkOrChain parses a 1 MB chain of ORs (about 45,000).
+func BenchmarkOrChain(b *testing.B) {
+	sql := orChain(1 << 20)
+	b.SetBytes(int64(len(sql)))
+	for i := 0; i < b.N; i++ {
+		if _, err := Parse(sql); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

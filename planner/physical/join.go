@@ -1,0 +1,100 @@
+package physical
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/logical"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
+)
+
+// join splits the condition into equality keys (one side over each input)
+// and a residual, and picks a hash join when there are keys.
+func (p *Planner) join(ctx context.Context, j *logical.Join) (exec.Operator, error) {
+	l, err := p.plan(ctx, j.Left)
+	if err != nil {
+		return nil, err
+	}
+	r, err := p.plan(ctx, j.Right)
+	if err != nil {
+		return nil, err
+	}
+	nl := len(j.Left.Schema())
+	var lk, rk, rest []vec.Expr
+	for _, c := range splitAnd(j.On) {
+		if cmp, ok := c.(*vec.Compare); ok {
+			if a, b, eq := cmp.Equality(); eq {
+				sa, sb := sideOf(a, nl), sideOf(b, nl)
+				if sa == 1 && sb == 2 || sa == 2 && sb == 1 {
+					if sa == 2 {
+						a, b = b, a
+					}
+					a, b, err := unifyKeys(a, vec.Shift(b, -nl))
+					if err == nil {
+						lk, rk = append(lk, a), append(rk, b)
+						continue
+					}
+				}
+			}
+		}
+		rest = append(rest, c)
+	}
+	var filter vec.Expr
+	if len(rest) == 1 {
+		filter = rest[0]
+	} else if len(rest) > 1 {
+		if filter, err = vec.NewAnd(rest...); err != nil {
+			return nil, err
+		}
+	}
+	if len(lk) == 0 {
+		return exec.NewNestedLoopJoin(l, r, j.Type, filter)
+	}
+	return exec.NewHashJoin(l, r, j.Type, lk, rk, filter, nil)
+}
+
+// unifyKeys casts both keys to their common type.
+func unifyKeys(a, b vec.Expr) (vec.Expr, vec.Expr, error) {
+	if arrow.TypeEqual(a.Type(), b.Type()) {
+		return a, b, nil
+	}
+	t, err := vec.CommonType(a.Type(), b.Type())
+	if err != nil {
+		return nil, nil, err
+	}
+	if a, err = vec.ImplicitCast(a, t); err != nil {
+		return nil, nil, err
+	}
+	if b, err = vec.ImplicitCast(b, t); err != nil {
+		return nil, nil, err
+	}
+	return a, b, nil
+}
+
+func sideOf(e vec.Expr, nl int) int {
+	s := 0
+	for _, c := range vec.Columns(e) {
+		if c < nl {
+			s |= 1
+		} else {
+			s |= 2
+		}
+	}
+	return s
+}
+
+func splitAnd(e vec.Expr) []vec.Expr {
+	if e == nil {
+		return nil
+	}
+	if l, ok := e.(*vec.Logic); ok && !l.IsOr {
+		var out []vec.Expr
+		for _, a := range l.Args {
+			out = append(out, splitAnd(a)...)
+		}
+		return out
+	}
+	return []vec.Expr{e}
+}

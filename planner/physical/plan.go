@@ -1,0 +1,262 @@
+package physical
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow/scalar"
+
+	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/logical"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
+)
+
+// Planner lowers logical plans.
+type Planner struct {
+	// Concurrency caps the partitions of a scan.
+	Concurrency int
+	// Scans are the planned catalog scans, in plan order (EXPLAIN, metrics).
+	Scans []*ScanExec
+}
+
+// Plan lowers n. Scans are planned now (metadata only).
+func (p *Planner) Plan(ctx context.Context, n logical.Node) (exec.Operator, error) {
+	if p.Concurrency <= 0 {
+		p.Concurrency = 16
+	}
+	return p.plan(ctx, n)
+}
+
+func (p *Planner) plan(ctx context.Context, n logical.Node) (exec.Operator, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	switch x := n.(type) {
+	case *logical.Scan:
+		return p.scan(ctx, x)
+	case *logical.Values:
+		return values(x)
+	case *logical.Filter:
+		in, err := p.plan(ctx, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &exec.Filter{Input: in, Pred: x.Pred}, nil
+	case *logical.Project:
+		in, err := p.plan(ctx, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &exec.Project{Input: in, Exprs: x.Exprs, S: x.S.Arrow()}, nil
+	case *logical.Join:
+		return p.join(ctx, x)
+	case *logical.Aggregate:
+		if op, ok, err := p.countFromMetadata(ctx, x); ok || err != nil {
+			return op, err
+		}
+		in, err := p.plan(ctx, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return exec.NewHashAggregate(in, x.Groups, x.GroupNames, x.Aggs, x.GroupingSets)
+	case *logical.Window:
+		in, err := p.plan(ctx, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &exec.Window{Input: in, PartitionBy: x.PartitionBy, OrderBy: x.OrderBy, Funcs: x.Funcs}, nil
+	case *logical.Sort:
+		in, err := p.plan(ctx, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &exec.Sort{Input: in, Keys: x.Keys, Fetch: x.Fetch}, nil
+	case *logical.Limit:
+		in, err := p.plan(ctx, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &exec.Limit{Input: in, Offset: x.Offset, Fetch: x.Fetch}, nil
+	case *logical.Distinct:
+		in, err := p.plan(ctx, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &exec.Distinct{Input: in}, nil
+	case *logical.MaxOneRow:
+		in, err := p.plan(ctx, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &MaxOneRow{Input: in}, nil
+	case *logical.SetOp:
+		ins := make([]exec.Operator, len(x.Inputs))
+		for i, c := range x.Inputs {
+			var err error
+			if ins[i], err = p.plan(ctx, c); err != nil {
+				return nil, err
+			}
+		}
+		switch x.Op {
+		case "UNION":
+			u, err := exec.NewUnion(ins...)
+			if err != nil {
+				return nil, err
+			}
+			if x.All {
+				return u, nil
+			}
+			return &exec.Distinct{Input: u}, nil
+		default:
+			return exec.NewSetOp(ins[0], ins[1], x.Op, x.All)
+		}
+	}
+	return nil, fmt.Errorf("physical: no operator for %T", n)
+}
+
+func values(v *logical.Values) (exec.Operator, error) {
+	s := v.S.Arrow()
+	mem := memory.NewGoAllocator()
+	ec := vec.NewCtx(context.Background(), mem, nil)
+	one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
+	defer one.Release()
+	cols := make([][]arrow.Array, len(v.S))
+	defer func() {
+		for _, cs := range cols {
+			for _, c := range cs {
+				c.Release()
+			}
+		}
+	}()
+	for _, row := range v.Rows {
+		for j, e := range row {
+			a, err := e.Eval(ec, one)
+			if err != nil {
+				return nil, err
+			}
+			cols[j] = append(cols[j], a)
+		}
+	}
+	out := make([]arrow.Array, len(v.S))
+	for j := range out {
+		c, err := array.Concatenate(cols[j], mem)
+		if err != nil {
+			return nil, err
+		}
+		out[j] = c
+	}
+	rec := array.NewRecordBatch(s, out, int64(len(v.Rows)))
+	for _, c := range out {
+		c.Release()
+	}
+	return exec.NewValues(s, rec), nil
+}
+
+// scan plans a catalog scan with the pushed conjuncts it can apply.
+func (p *Planner) scan(ctx context.Context, x *logical.Scan) (exec.Operator, error) {
+	ts := x.Table.Schema()
+	names := make([]string, len(x.Columns))
+	for i, c := range x.Columns {
+		names[i] = ts.Field(c).Name
+	}
+	out := x.Schema().Arrow()
+	var pushed []predicate.Predicate
+	var residual []vec.Expr
+	for _, f := range x.Filters {
+		if pr, ok := toPredicate(f, out); ok {
+			pushed = append(pushed, pr)
+		} else {
+			residual = append(residual, f)
+		}
+	}
+	req := catalog.ScanRequest{Columns: names, Limit: -1, Options: x.Options}
+	if len(pushed) > 0 {
+		req.Filter = predicate.NewAnd(pushed...)
+	}
+	if len(x.Filters) == 0 {
+		req.Limit = x.Limit
+	}
+	sc, err := x.Table.NewScan(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if !sc.FilterExact() {
+		residual = x.Filters
+	}
+	parts := min(max(1, sc.NumSplits()), p.Concurrency)
+	se := &ScanExec{Name: x.Name, Scan: sc, S: out, Parts: parts, Limit: req.Limit}
+	if dt, ok := x.Table.(*catalog.DataTable); ok && dt.TableSchema().Option("scan.fallback-branch", "") != "" {
+		se.Fallback = true
+	}
+	if req.Filter != nil {
+		se.Filter = req.Filter.String()
+	}
+	p.Scans = append(p.Scans, se)
+	var op exec.Operator = se
+	if len(residual) > 0 {
+		pred, err := vec.NewAnd(residual...)
+		if len(residual) == 1 {
+			pred, err = residual[0], nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		op = &exec.Filter{Input: op, Pred: pred}
+	}
+	return op, nil
+}
+
+// countFromMetadata answers SELECT COUNT(*) FROM t (no filter) from the
+// scan's exact row count.
+func (p *Planner) countFromMetadata(ctx context.Context, a *logical.Aggregate) (exec.Operator, bool, error) {
+	if len(a.Groups) != 0 || len(a.Aggs) != 1 || a.Aggs[0].Func != "COUNT_STAR" || a.Aggs[0].Filter != nil {
+		return nil, false, nil
+	}
+	s, ok := a.Input.(*logical.Scan)
+	if !ok || len(s.Filters) > 0 {
+		return nil, false, nil
+	}
+	op, err := p.scan(ctx, s)
+	if err != nil {
+		return nil, false, err
+	}
+	se, ok := op.(*ScanExec)
+	if !ok {
+		return nil, false, nil
+	}
+	n, exact := se.Scan.RowCount()
+	if !exact {
+		p.Scans = p.Scans[:len(p.Scans)-1]
+		return nil, false, nil
+	}
+	se.Parts = 0
+	lit := vec.NewLiteral(scalar.NewInt64Scalar(n))
+	v := &logical.Values{S: a.S, Rows: [][]vec.Expr{{lit}}}
+	op2, err := values(v)
+	if err != nil {
+		return nil, false, err
+	}
+	return &countExec{Values: op2, scan: se, n: n}, true, nil
+}
+
+// countExec is a metadata answer that EXPLAIN shows with its scan.
+type countExec struct {
+	exec.Operator
+	Values exec.Operator
+	scan   *ScanExec
+	n      int64
+}
+
+func (c *countExec) Schema() *arrow.Schema    { return c.Values.Schema() }
+func (c *countExec) Children() []exec.Operator { return nil }
+func (c *countExec) Partitions() int          { return 1 }
+func (c *countExec) Explain() string {
+	return fmt.Sprintf("Count from metadata rows=%d (%s)", c.n, strings.TrimPrefix(c.scan.Explain(), "Scan "))
+}
+func (c *countExec) Execute(tc *exec.TaskCtx, p int) (exec.Stream, error) { return c.Values.Execute(tc, p) }

@@ -1,0 +1,433 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+	_ "github.com/paimon-flightsql/paimon-flightsql/planner/funcs" // function registry
+	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/logical"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/parse"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/physical"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
+)
+
+// MemoryLimitOption is the session option that sets a query's memory budget
+// (bytes, or with a unit: 512MiB, 2GiB). Default: DefaultQueryMemory.
+const MemoryLimitOption = "query.memory-limit"
+
+// DefaultQueryMemory is the per-query budget of joins, aggregations, sorts
+// and windows when the session does not set one.
+const DefaultQueryMemory = 4 << 30
+
+// sqlQuery is a statement of the vectorized engine: parsed, bound,
+// optimized and (without parameters) planned at Prepare.
+type sqlQuery struct {
+	e       *Engine
+	stmt    *parse.Statement
+	sess    logical.Session
+	params  []arrow.DataType
+	schema  *arrow.Schema
+	plan    logical.Node // optimized; nil when the query has parameters
+	ordered bool
+	budget  int64
+
+	mu    sync.Mutex
+	op    exec.Operator // planned at Prepare; taken by the first execution
+	used  atomic.Bool
+	scans []*physical.ScanExec
+}
+
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(strings.ToLower(s))
+	mult := int64(1)
+	for _, u := range []struct {
+		suf string
+		m   int64
+	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40}, {"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"b", 1}} {
+		if strings.HasSuffix(s, u.suf) {
+			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suf)), u.m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, invalidf("bad size %q for %s", s, MemoryLimitOption)
+	}
+	return n * mult, nil
+}
+
+// prepareSQL binds and plans a query of the new engine.
+func (e *Engine) prepareSQL(ctx context.Context, st *parse.Statement, sess Session) (*sqlQuery, error) {
+	opts := map[string]string{}
+	budget := int64(DefaultQueryMemory)
+	for k, v := range sess.Options {
+		if k == MemoryLimitOption {
+			n, err := parseSize(v)
+			if err != nil {
+				return nil, err
+			}
+			budget = n
+			continue
+		}
+		opts[k] = v
+	}
+	ls := logical.Session{Catalog: e.cat, CatalogName: e.opts.CatalogName, Database: sess.Database, Options: opts}
+	q := &sqlQuery{e: e, stmt: st, sess: ls, budget: budget}
+	b, err := logical.Bind(ctx, ls, st, nil)
+	if err != nil {
+		return nil, err
+	}
+	q.schema = b.Plan.Schema().Arrow()
+	q.ordered = isOrdered(b.Plan)
+	q.params = paramTypes(b.Plan, st.NumParams)
+	if st.NumParams > 0 {
+		return q, nil
+	}
+	if q.plan, err = e.optimize(ctx, b.Plan); err != nil {
+		return nil, err
+	}
+	pp := &physical.Planner{Concurrency: e.opts.Concurrency}
+	if q.op, err = pp.Plan(ctx, q.plan); err != nil {
+		return nil, err
+	}
+	q.scans = pp.Scans
+	return q, nil
+}
+
+func (e *Engine) optimize(ctx context.Context, n logical.Node) (logical.Node, error) {
+	est := logical.DefaultEstimate(func(s *logical.Scan) float64 {
+		sc, err := s.Table.NewScan(ctx, catalog.ScanRequest{Columns: []string{}, Limit: -1, Options: s.Options})
+		if err != nil {
+			return 1e6
+		}
+		n, _ := sc.RowCount()
+		return float64(n)
+	})
+	return logical.Optimize(n, est)
+}
+
+func isOrdered(n logical.Node) bool {
+	for {
+		switch x := n.(type) {
+		case *logical.Sort:
+			return true
+		case *logical.Project:
+			n = x.Input
+		case *logical.Limit:
+			n = x.Input
+		default:
+			return false
+		}
+	}
+}
+
+// paramTypes collects the types of the ? placeholders from the bound plan.
+func paramTypes(n logical.Node, count int) []arrow.DataType {
+	out := make([]arrow.DataType, count)
+	var walk func(logical.Node)
+	visit := func(e vec.Expr) {
+		vec.Walk(e, func(x vec.Expr) bool {
+			if p, ok := x.(*vec.Param); ok && p.N < count {
+				if out[p.N] == nil || out[p.N].ID() == arrow.NULL {
+					out[p.N] = p.T
+				}
+			}
+			return true
+		})
+	}
+	walk = func(n logical.Node) {
+		for _, e := range logical.Exprs(n) {
+			visit(e)
+		}
+		for _, c := range n.Children() {
+			walk(c)
+		}
+	}
+	walk(n)
+	for i, t := range out {
+		if t == nil || t.ID() == arrow.NULL {
+			out[i] = arrow.BinaryTypes.String
+		}
+	}
+	return out
+}
+
+// stateless: plans whose partitions can run independently (no operator
+// that holds shared state).
+func stateless(op exec.Operator) bool {
+	switch op.(type) {
+	case *physical.ScanExec, *exec.Filter, *exec.Project, *exec.Values, *exec.Union:
+	default:
+		return false
+	}
+	for _, c := range op.Children() {
+		if !stateless(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func (q *sqlQuery) numPartitions() int {
+	if q.op == nil || !stateless(q.op) {
+		return 1
+	}
+	return max(1, q.op.Partitions())
+}
+
+// operator returns the physical plan for one execution.
+func (q *sqlQuery) operator(ctx context.Context, params []any) (exec.Operator, []*physical.ScanExec, error) {
+	if q.op != nil {
+		if stateless(q.op) || q.used.CompareAndSwap(false, true) {
+			return q.op, q.scans, nil
+		}
+		pp := &physical.Planner{Concurrency: q.e.opts.Concurrency}
+		op, err := pp.Plan(ctx, q.plan)
+		return op, pp.Scans, err
+	}
+	b, err := logical.Bind(ctx, q.sess, q.stmt, params)
+	if err != nil {
+		return nil, nil, err
+	}
+	plan, err := q.e.optimize(ctx, b.Plan)
+	if err != nil {
+		return nil, nil, err
+	}
+	pp := &physical.Planner{Concurrency: q.e.opts.Concurrency}
+	op, err := pp.Plan(ctx, plan)
+	return op, pp.Scans, err
+}
+
+func (q *sqlQuery) execute(ctx context.Context, mem memory.Allocator, params []any, part int) (array.RecordReader, error) {
+	op, _, err := q.operator(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	if q.numPartitions() == 1 && op.Partitions() > 1 {
+		op = &exec.Coalesce{Input: op}
+		part = 0
+	}
+	tc := exec.NewTaskCtx(ctx, mem, params, exec.NewBudget(MemoryLimitOption, q.budget))
+	tc.BatchSize = q.e.opts.BatchSize
+	s, err := op.Execute(tc, part)
+	if err != nil {
+		return nil, err
+	}
+	return newStreamReader(q.schema, s), nil
+}
+
+// explain renders the physical plan, root first, two spaces per level,
+// each scan followed by its pruning counters.
+func (q *sqlQuery) explain(ctx context.Context) ([]string, error) {
+	op, scans, err := q.operator(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	_ = scans
+	var lines []string
+	var walk func(exec.Operator, int)
+	walk = func(o exec.Operator, d int) {
+		ind := strings.Repeat("  ", d)
+		lines = append(lines, ind+o.Explain())
+		if se, ok := o.(*physical.ScanExec); ok {
+			lines = append(lines, scanStatLines(ind+"  ", se.Scan.Stats())...)
+		}
+		for _, c := range o.Children() {
+			walk(c, d+1)
+		}
+	}
+	walk(op, 0)
+	return lines, nil
+}
+
+func scanStatLines(ind string, st catalog.ScanStats) []string {
+	out := []string{}
+	if st.SnapshotID >= 0 {
+		out = append(out, fmt.Sprintf("%ssnapshot: %d", ind, st.SnapshotID))
+	}
+	out = append(out,
+		fmt.Sprintf("%smanifests: %d total, %d pruned", ind, st.ManifestsTotal, st.ManifestsPruned),
+		fmt.Sprintf("%sdata files: %d total, %d pruned by partition, %d by bucket, %d by stats", ind, st.FilesTotal, st.FilesPrunedPartition, st.FilesPrunedBucket, st.FilesPrunedStats))
+	if st.RowGroupsTotal > 0 {
+		out = append(out, fmt.Sprintf("%srow groups: %d total, %d skipped", ind, st.RowGroupsTotal, st.RowGroupsSkipped))
+	}
+	if st.DeletionVectors > 0 || st.MergedBuckets > 0 {
+		out = append(out, fmt.Sprintf("%sdeletion vectors: %d, merged buckets: %d", ind, st.DeletionVectors, st.MergedBuckets))
+	}
+	if st.Residual != "" {
+		out = append(out, ind+"residual: "+st.Residual)
+	}
+	return out
+}
+
+func (q *sqlQuery) explainAnalyze(ctx context.Context, mem memory.Allocator) ([]string, error) {
+	op, scans, err := q.operator(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	var root exec.Operator = op
+	if root.Partitions() > 1 {
+		root = &exec.Coalesce{Input: root}
+	}
+	tc := exec.NewTaskCtx(ctx, mem, nil, exec.NewBudget(MemoryLimitOption, q.budget))
+	tc.BatchSize = q.e.opts.BatchSize
+	s, err := root.Execute(tc, 0)
+	if err != nil {
+		return nil, err
+	}
+	var rows int64
+	for {
+		b, err := s.Next()
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		if b == nil {
+			break
+		}
+		rows += b.NumRows()
+		b.Release()
+	}
+	s.Close()
+	elapsed := time.Since(start)
+	_ = scans
+	var lines []string
+	var walk func(exec.Operator, int)
+	walk = func(o exec.Operator, d int) {
+		ind := strings.Repeat("  ", d)
+		lines = append(lines, ind+o.Explain())
+		if se, ok := o.(*physical.ScanExec); ok {
+			lines = append(lines, scanStatLines(ind+"  ", se.Scan.Stats())...)
+		}
+		for _, ch := range o.Children() {
+			walk(ch, d+1)
+		}
+	}
+	walk(op, 0)
+	lines = append(lines, fmt.Sprintf("executed: %d rows in %s, peak memory %d bytes", rows, elapsed.Round(time.Microsecond), tc.Budget.Peak()))
+	return lines, nil
+}
+
+// streamReader adapts an exec.Stream to array.RecordReader.
+type streamReader struct {
+	refs   atomic.Int64
+	schema *arrow.Schema
+	s      exec.Stream
+	cur    arrow.RecordBatch
+	err    error
+	mu     sync.Mutex
+}
+
+func newStreamReader(schema *arrow.Schema, s exec.Stream) *streamReader {
+	r := &streamReader{schema: schema, s: s}
+	r.refs.Store(1)
+	return r
+}
+
+func (r *streamReader) Retain() { r.refs.Add(1) }
+func (r *streamReader) Release() {
+	if r.refs.Add(-1) != 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.s != nil {
+		r.s.Close()
+		r.s = nil
+	}
+}
+func (r *streamReader) Schema() *arrow.Schema { return r.schema }
+func (r *streamReader) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.s == nil || r.err != nil {
+		return false
+	}
+	b, err := r.s.Next()
+	if err != nil {
+		r.err = err
+		return false
+	}
+	if b == nil {
+		return false
+	}
+	if !b.Schema().Equal(r.schema) {
+		nb := array.NewRecordBatch(r.schema, b.Columns(), b.NumRows())
+		b.Release()
+		b = nb
+	}
+	r.cur = b
+	return true
+}
+func (r *streamReader) RecordBatch() arrow.RecordBatch { return r.cur }
+func (r *streamReader) Record() arrow.RecordBatch      { return r.cur }
+func (r *streamReader) Err() error                     { return r.err }
+
+// pinnedOptions pins the snapshot of a single-table query so every
+// partition reads the same one.
+func (q *sqlQuery) pinnedOptions() map[string]string {
+	if len(q.scans) != 1 {
+		return nil
+	}
+	for _, k := range []string{"scan.snapshot-id", "scan.tag-name", "scan.timestamp-millis"} {
+		if _, ok := q.sess.Options[k]; ok {
+			return nil
+		}
+	}
+	if hasHints(q.stmt) {
+		return nil
+	}
+	if _, ok := q.e.cat.(interface{ DefaultDatabase() string }); !ok {
+		return nil
+	}
+	if id := q.scans[0].Scan.Stats().SnapshotID; id >= 0 && !q.scans[0].Fallback {
+		return map[string]string{"scan.snapshot-id": strconv.FormatInt(id, 10)}
+	}
+	return nil
+}
+
+func hasHints(st *parse.Statement) bool {
+	for _, h := range st.Hints {
+		if len(h) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (q *sqlQuery) pruningStats() map[string]int64 {
+	if len(q.scans) == 0 {
+		return nil
+	}
+	out := map[string]int64{}
+	for _, s := range q.scans {
+		st := s.Scan.Stats()
+		out["manifests_total"] += int64(st.ManifestsTotal)
+		out["manifests_pruned"] += int64(st.ManifestsPruned)
+		out["files_total"] += int64(st.FilesTotal)
+		out["files_pruned_partition"] += int64(st.FilesPrunedPartition)
+		out["files_pruned_bucket"] += int64(st.FilesPrunedBucket)
+		out["files_pruned_stats"] += int64(st.FilesPrunedStats)
+		out["row_groups_total"] += int64(st.RowGroupsTotal)
+		out["row_groups_skipped"] += int64(st.RowGroupsSkipped)
+	}
+	return out
+}
