@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -15,7 +14,9 @@ import (
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/logical"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/parse"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/physical"
 )
 
 // Options tune execution.
@@ -62,13 +63,12 @@ type Session struct {
 type stmtKind int
 
 const (
-	kindQuery stmtKind = iota
+	kindSQL stmtKind = iota // a query of the vectorized engine (sqlquery.go)
 	kindExplain
 	kindShowTables
 	kindShowDatabases
 	kindDelete
 	kindCompact
-	kindSQL // a query of the vectorized engine (sqlquery.go)
 )
 
 // Statement is a planned SQL statement. It may be executed many times and
@@ -76,9 +76,8 @@ const (
 type Statement struct {
 	e      *Engine
 	kind   stmtKind
-	q      *query
-	params []*param
 	schema *arrow.Schema
+	sq     *sqlQuery // kindSQL, and kindExplain of a query
 
 	// SHOW TABLES
 	db string
@@ -88,10 +87,12 @@ type Statement struct {
 	// DELETE / CALL
 	table     catalog.Table
 	tableName string
-	delWhere  expr
 	full      bool
-	// kindSQL, and kindExplain of a kindSQL query
-	sq *sqlQuery
+	pst       *parse.Statement
+	sess      Session
+	delWhere  sqlparser.Expr
+	delAlias  string
+	delParams []arrow.DataType
 }
 
 // Prepare parses and plans sql. It reads metadata only (a scan is planned
@@ -120,45 +121,17 @@ func (e *Engine) Prepare(ctx context.Context, sql string, sess Session) (*Statem
 		}
 		return st, nil
 	}
-	norm, err := normalize(sql)
-	if err != nil {
-		return nil, err
+	if pst.Explain {
+		return nil, unsupportedf("EXPLAIN of a statement other than a query")
 	}
-	if norm.call != nil {
-		if norm.explain {
-			return nil, unsupportedf("EXPLAIN CALL")
-		}
-		return e.prepareCall(ctx, norm.call, sess)
+	if pst.Call != nil {
+		return e.prepareCall(ctx, pst.Call, sess)
 	}
-	if strings.TrimSpace(norm.sql) == "" {
-		return nil, invalidf("empty statement")
-	}
-	ast, err := sqlparser.Parse(norm.sql)
-	if err != nil {
-		return nil, paimon.Errorf(catalog.ErrInvalid, "cannot parse SQL: %s", strings.TrimPrefix(err.Error(), "syntax error "))
-	}
-	st := &Statement{e: e}
-	switch x := ast.(type) {
-	case *sqlparser.Select:
-		q, params, err := e.planSelect(ctx, x, sess, norm)
-		if err != nil {
-			return nil, err
-		}
-		st.kind, st.q, st.params, st.schema = kindQuery, q, params, q.schema
-	case *sqlparser.Union:
-		return nil, unsupportedf("UNION")
-	case *sqlparser.ParenSelect:
-		return nil, unsupportedf("parenthesised SELECT")
+	switch x := pst.Other.(type) {
 	case *sqlparser.Show:
-		if norm.explain {
-			return nil, unsupportedf("EXPLAIN SHOW")
-		}
 		return e.prepareShow(ctx, x, sess)
 	case *sqlparser.Delete:
-		if norm.explain {
-			return nil, unsupportedf("EXPLAIN DELETE")
-		}
-		return e.prepareDelete(ctx, x, sess)
+		return e.prepareDelete(ctx, pst, x, sess)
 	case *sqlparser.Insert:
 		return nil, unsupportedf("INSERT (tables are read-only through SQL)")
 	case *sqlparser.Update:
@@ -169,19 +142,10 @@ func (e *Engine) Prepare(ctx context.Context, sql string, sess Session) (*Statem
 		return nil, unsupportedf("SET")
 	case *sqlparser.Use:
 		return nil, unsupportedf("USE (set the session database instead)")
-	default:
-		return nil, unsupportedf("statement %s", firstWord(norm.sql))
+	case nil:
+		return nil, invalidf("empty statement")
 	}
-	if norm.explain {
-		lines, err := st.explainLines()
-		if err != nil {
-			return nil, err
-		}
-		st.kind, st.explain, st.analyze = kindExplain, lines, norm.analyze
-		st.schema = arrow.NewSchema([]arrow.Field{{Name: "plan", Type: arrow.BinaryTypes.String}}, nil)
-		st.params = nil
-	}
-	return st, nil
+	return nil, unsupportedf("statement %s", firstWord(sqlparser.String(pst.Other)))
 }
 
 func firstWord(s string) string {
@@ -190,6 +154,14 @@ func firstWord(s string) string {
 		return ""
 	}
 	return strings.ToUpper(f[0])
+}
+
+func (e *Engine) lsession(sess Session) logical.Session {
+	return logical.Session{Catalog: e.cat, CatalogName: e.opts.CatalogName, Database: sess.Database, Options: sess.Options}
+}
+
+func (e *Engine) resolveTable(ctx context.Context, tn sqlparser.TableName, sess Session) (catalog.Table, string, error) {
+	return logical.ResolveTable(ctx, e.lsession(sess), tn)
 }
 
 func (e *Engine) prepareShow(ctx context.Context, x *sqlparser.Show, sess Session) (*Statement, error) {
@@ -222,7 +194,7 @@ func (e *Engine) prepareShow(ctx context.Context, x *sqlparser.Show, sess Sessio
 	return nil, unsupportedf("SHOW %s", strings.ToUpper(x.Type))
 }
 
-func (e *Engine) prepareDelete(ctx context.Context, x *sqlparser.Delete, sess Session) (*Statement, error) {
+func (e *Engine) prepareDelete(ctx context.Context, pst *parse.Statement, x *sqlparser.Delete, sess Session) (*Statement, error) {
 	if len(x.Targets) > 0 || len(x.TableExprs) != 1 || x.OrderBy != nil || x.Limit != nil || x.Partitions != nil {
 		return nil, unsupportedf("DELETE other than DELETE FROM <table> [WHERE ...]")
 	}
@@ -241,21 +213,28 @@ func (e *Engine) prepareDelete(ctx context.Context, x *sqlparser.Delete, sess Se
 	if _, ok := t.(catalog.Deleter); !ok {
 		return nil, unsupportedf("DELETE on table %s (it does not support deletes)", name)
 	}
-	st := &Statement{e: e, kind: kindDelete, table: t, tableName: name}
+	st := &Statement{e: e, kind: kindDelete, table: t, tableName: name, pst: pst, sess: sess}
 	if x.Where != nil {
-		b := &binder{schema: t.Schema(), table: name, alias: tn.Name.String()}
-		w, err := b.boolean(x.Where.Expr)
+		alias := tn.Name.String()
+		if !ate.As.IsEmpty() {
+			alias = ate.As.String()
+		}
+		w, ps, err := logical.BindWhere(ctx, e.lsession(sess), pst, t, alias, x.Where.Expr, nil)
 		if err != nil {
 			return nil, fmt.Errorf("WHERE: %w", err)
 		}
-		for _, p := range b.params {
-			if p.t == nil {
-				p.t = tString
+		st.delWhere, st.delAlias = x.Where.Expr, alias
+		st.delParams = make([]arrow.DataType, pst.NumParams)
+		for i := range st.delParams {
+			st.delParams[i] = arrow.BinaryTypes.String
+		}
+		for _, p := range ps {
+			if p.N < len(st.delParams) && p.T != nil && p.T.ID() != arrow.NULL {
+				st.delParams[p.N] = p.T
 			}
 		}
-		st.delWhere, st.params = w, b.params
-		if len(b.params) == 0 {
-			if _, ok := toPredicate(w, t.Schema(), nil); !ok {
+		if pst.NumParams == 0 {
+			if _, ok := physical.ToPredicate(w, t.Schema()); !ok {
 				return nil, unsupportedf("DELETE condition %s on table %s (only comparisons of columns with constants, IN, LIKE 'prefix%%', IS NULL, AND/OR/NOT)", w, name)
 			}
 		}
@@ -263,25 +242,25 @@ func (e *Engine) prepareDelete(ctx context.Context, x *sqlparser.Delete, sess Se
 	return st, nil
 }
 
-func (e *Engine) prepareCall(ctx context.Context, c *callStmt, sess Session) (*Statement, error) {
-	if c.proc != "sys.compact" && c.proc != "compact" {
-		return nil, unsupportedf("procedure %s (only sys.compact)", c.proc)
+func (e *Engine) prepareCall(ctx context.Context, c *parse.Call, sess Session) (*Statement, error) {
+	if c.Proc != "sys.compact" && c.Proc != "compact" {
+		return nil, unsupportedf("procedure %s (only sys.compact)", c.Proc)
 	}
-	if len(c.args) < 1 || len(c.args) > 2 {
-		return nil, invalidf("sys.compact takes 'db.table' and optionally 'full', got %d argument(s)", len(c.args))
+	if len(c.Args) < 1 || len(c.Args) > 2 {
+		return nil, invalidf("sys.compact takes 'db.table' and optionally 'full', got %d argument(s)", len(c.Args))
 	}
 	st := &Statement{e: e, kind: kindCompact}
-	if len(c.args) == 2 {
-		switch strings.ToLower(c.args[1]) {
+	if len(c.Args) == 2 {
+		switch strings.ToLower(c.Args[1]) {
 		case "full":
 			st.full = true
 		case "minor", "":
 		default:
-			return nil, invalidf("sys.compact: second argument %q must be 'full'", c.args[1])
+			return nil, invalidf("sys.compact: second argument %q must be 'full'", c.Args[1])
 		}
 	}
 	var tn sqlparser.TableName
-	db, tab, ok := strings.Cut(c.args[0], ".")
+	db, tab, ok := strings.Cut(c.Args[0], ".")
 	if !ok {
 		tab, db = db, ""
 	}
@@ -311,124 +290,55 @@ func (s *Statement) Schema() *arrow.Schema {
 
 // ParamTypes returns one type per ? placeholder, in order.
 func (s *Statement) ParamTypes() []arrow.DataType {
-	if s.sq != nil {
-		if s.kind == kindExplain {
-			return nil
-		}
+	switch s.kind {
+	case kindSQL:
 		return s.sq.params
+	case kindDelete:
+		return s.delParams
 	}
-	out := make([]arrow.DataType, len(s.params))
-	for i, p := range s.params {
-		out[i] = p.t
-	}
-	return out
+	return nil
 }
 
 // NumPartitions is the number of independently executable parts: more than
-// one only for a plain scan/filter/project plan over several splits.
+// one only for plans whose partitions share no state (scan, filter,
+// project, union).
 func (s *Statement) NumPartitions() int {
 	if s.kind == kindSQL {
 		return s.sq.numPartitions()
 	}
-	if s.kind != kindQuery || !s.q.partitionable() {
-		return 1
-	}
-	return max(1, min(s.q.scan.NumSplits(), s.e.opts.Concurrency))
-}
-
-func (q *query) partitionable() bool {
-	return q.table != nil && q.scan != nil && !q.isAgg && !q.distinct && len(q.order) == 0 && q.limit < 0 && q.offset == 0
+	return 1
 }
 
 // Ordered reports whether the result order is significant (ORDER BY).
-func (s *Statement) Ordered() bool {
-	if s.kind == kindSQL {
-		return s.sq.ordered
-	}
-	return s.kind == kindQuery && len(s.q.order) > 0
-}
+func (s *Statement) Ordered() bool { return s.kind == kindSQL && s.sq.ordered }
 
 // RowCount returns the exact number of result rows when known before execution.
 func (s *Statement) RowCount() (int64, bool) {
-	switch s.kind {
-	case kindExplain:
+	if s.kind == kindExplain && !s.analyze {
 		return int64(len(s.explain)), true
-	case kindQuery:
-	default:
-		return 0, false
 	}
-	if s.q == nil {
-		return 0, false
+	if s.kind == kindSQL && s.sq.op != nil {
+		return rowCount(s.sq.op)
 	}
-	q := s.q
-	var n int64
-	switch {
-	case q.isAgg && len(q.groups) == 0:
-		n = 1
-		if q.having != nil {
-			return 0, false
-		}
-	case q.isAgg || q.distinct:
-		return 0, false
-	case q.table == nil:
-		n = 1
-	case q.scan != nil && len(q.residual) == 0:
-		c, exact := q.scan.RowCount()
-		if !exact {
-			return 0, false
-		}
-		n = c
-	default:
-		return 0, false
-	}
-	n = max(0, n-q.offset)
-	if q.limit >= 0 {
-		n = min(n, q.limit)
-	}
-	return n, true
+	return 0, false
 }
 
 // PinnedOptions returns the snapshot the statement's scan resolved, so that
 // every partition reads the same one (see flightsql.PinnedStatement).
 func (s *Statement) PinnedOptions() map[string]string {
-	if s.kind == kindSQL {
-		return s.sq.pinnedOptions()
-	}
-	if s.kind != kindQuery || s.q.scan == nil {
+	if s.kind != kindSQL {
 		return nil
 	}
-	for _, k := range []string{"scan.snapshot-id", "scan.tag-name", "scan.timestamp-millis"} {
-		if _, ok := s.q.req.Options[k]; ok {
-			return nil
-		}
-	}
-	if dt, ok := s.q.table.(*catalog.DataTable); ok && dt.TableSchema().Option("scan.fallback-branch", "") != "" {
-		// An explicit scan.snapshot-id turns scan.fallback-branch off, so
-		// pinning would drop the fallback partitions from Flight results.
-		return nil
-	}
-	if id := s.q.scan.Stats().SnapshotID; id >= 0 {
-		return map[string]string{"scan.snapshot-id": fmt.Sprint(id)}
-	}
-	return nil
+	return s.sq.pinnedOptions()
 }
 
-// PruningStats returns the scan's pruning counters (see
+// PruningStats returns the scans' pruning counters, summed (see
 // flightsql.PruningStatsStatement).
 func (s *Statement) PruningStats() map[string]int64 {
-	if s.kind == kindSQL {
-		return s.sq.pruningStats()
-	}
-	if s.kind != kindQuery || s.q.scan == nil {
+	if s.kind != kindSQL {
 		return nil
 	}
-	st := s.q.scan.Stats()
-	return map[string]int64{
-		"manifests_total": int64(st.ManifestsTotal), "manifests_pruned": int64(st.ManifestsPruned),
-		"files_total": int64(st.FilesTotal), "files_pruned_partition": int64(st.FilesPrunedPartition),
-		"files_pruned_bucket": int64(st.FilesPrunedBucket), "files_pruned_stats": int64(st.FilesPrunedStats),
-		"row_groups_total": int64(st.RowGroupsTotal), "row_groups_skipped": int64(st.RowGroupsSkipped),
-	}
+	return s.sq.pruningStats()
 }
 
 // Execute runs partition part of a query. The caller releases the reader;
@@ -443,30 +353,14 @@ func (s *Statement) Execute(ctx context.Context, mem memory.Allocator, params []
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-	if s.sq != nil {
-		if s.kind == kindExplain {
-			if s.analyze {
-				lines, err := s.sq.explainAnalyze(ctx, mem)
-				if err != nil {
-					return nil, err
-				}
-				return stringsReader(mem, s.schema, [][]string{lines})
-			}
-			return stringsReader(mem, s.schema, [][]string{s.explain})
-		}
-		if len(params) != len(s.sq.params) {
-			return nil, invalidf("statement has %d parameter(s), %d given", len(s.sq.params), len(params))
-		}
-		return s.sq.execute(ctx, mem, params, part)
-	}
-	if len(params) != len(s.params) {
-		return nil, invalidf("statement has %d parameter(s), %d given", len(s.params), len(params))
-	}
-	env := &execEnv{mem: mem, params: params, batchSize: s.e.opts.BatchSize}
 	switch s.kind {
 	case kindExplain:
 		if s.analyze {
-			return s.explainAnalyze(ctx, mem)
+			lines, err := s.sq.explainAnalyze(ctx, mem)
+			if err != nil {
+				return nil, err
+			}
+			return stringsReader(mem, s.schema, [][]string{lines})
 		}
 		return stringsReader(mem, s.schema, [][]string{s.explain})
 	case kindShowDatabases:
@@ -486,104 +380,33 @@ func (s *Statement) Execute(ctx context.Context, mem memory.Allocator, params []
 		}
 		return stringsReader(mem, s.schema, [][]string{names, kinds})
 	}
-	for i, p := range s.params {
-		if _, err := convertParam(params[i], p.t); err != nil {
-			return nil, fmt.Errorf("parameter %d: %w", i+1, err)
-		}
+	if len(params) != len(s.sq.params) {
+		return nil, invalidf("statement has %d parameter(s), %d given", len(s.sq.params), len(params))
 	}
-	root, err := s.q.build(ctx, env, part, s.NumPartitions())
-	if err != nil {
-		return nil, err
-	}
-	return newOpReader(ctx, s.schema, root), nil
-}
-
-// build assembles the operator tree of one partition.
-func (q *query) build(ctx context.Context, env *execEnv, part, nparts int) (op, error) {
-	scan, residual := q.scan, q.residual
-	countAll := q.countAll
-	if q.table != nil && q.hasParams {
-		s, r, err := q.newScan(ctx, env.params)
-		if err != nil {
-			return nil, err
-		}
-		scan, residual, countAll = s, r, -1
-	}
-	var root op
-	switch {
-	case q.table == nil:
-		root = &valuesOp{recs: []arrow.RecordBatch{array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)}}
-	case countAll >= 0:
-		b := array.NewInt64Builder(env.mem)
-		b.Append(countAll)
-		col := b.NewArray()
-		b.Release()
-		rec := array.NewRecordBatch(aggSchema(nil, q.aggs), []arrow.Array{col}, 1)
-		col.Release()
-		root = &valuesOp{recs: []arrow.RecordBatch{rec}}
-	default:
-		var splits []int
-		if nparts > 1 {
-			for i := part; i < scan.NumSplits(); i += nparts {
-				splits = append(splits, i)
-			}
-		}
-		rdr, err := scan.Read(ctx, env.mem, splits)
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", q.tableName, err)
-		}
-		root = &scanOp{rdr: rdr}
-		if len(residual) > 0 {
-			root = &filterOp{in: root, conds: residual, env: env}
-		}
-	}
-	if q.isAgg && countAll < 0 {
-		root = &aggOp{in: root, groups: q.groups, aggs: q.aggs, schema: aggSchema(q.groups, q.aggs), env: env}
-	}
-	if q.having != nil {
-		root = &filterOp{in: root, conds: []expr{q.having}, env: env}
-	}
-	full := make([]arrow.Field, len(q.proj))
-	for i, p := range q.proj {
-		full[i] = arrow.Field{Name: q.names[i], Type: p.dataType(), Nullable: true}
-	}
-	root = &projectOp{in: root, exprs: q.proj, schema: arrow.NewSchema(full, nil), env: env}
-	if q.distinct {
-		root = &distinctOp{in: root, n: q.nOut, seen: map[string]struct{}{}, env: env}
-	}
-	if len(q.order) > 0 {
-		topN := int64(-1)
-		if q.limit >= 0 {
-			topN = q.limit + q.offset
-		}
-		root = &sortOp{in: root, keys: q.order, topN: topN, env: env}
-	}
-	if len(q.proj) > q.nOut {
-		trim := make([]expr, q.nOut)
-		for i := range trim {
-			trim[i] = &colRef{idx: i, name: q.names[i], t: q.proj[i].dataType()}
-		}
-		root = &projectOp{in: root, exprs: trim, schema: q.schema, env: env}
-	}
-	if q.limit >= 0 || q.offset > 0 {
-		root = &limitOp{in: root, offset: q.offset, limit: q.limit}
-	}
-	return root, nil
+	return s.sq.execute(ctx, mem, params, part)
 }
 
 // ExecuteUpdate runs DELETE or CALL and returns the number of affected rows
 // (0 for CALL).
 func (s *Statement) ExecuteUpdate(ctx context.Context, params []any) (int64, error) {
-	if len(params) != len(s.params) {
-		return 0, invalidf("statement has %d parameter(s), %d given", len(s.params), len(params))
+	if len(params) != len(s.ParamTypes()) {
+		return 0, invalidf("statement has %d parameter(s), %d given", len(s.ParamTypes()), len(params))
 	}
 	switch s.kind {
 	case kindDelete:
 		var p predicate.Predicate = predicate.AlwaysTrue
 		if s.delWhere != nil {
+			var bound []any
+			if len(params) > 0 {
+				bound = params
+			}
+			w, _, err := logical.BindWhere(ctx, s.e.lsession(s.sess), s.pst, s.table, s.delAlias, s.delWhere, bound, s.delParams...)
+			if err != nil {
+				return 0, fmt.Errorf("WHERE: %w", err)
+			}
 			var ok bool
-			if p, ok = toPredicate(s.delWhere, s.table.Schema(), params); !ok {
-				return 0, unsupportedf("DELETE condition %s on table %s", s.delWhere, s.tableName)
+			if p, ok = physical.ToPredicate(w, s.table.Schema()); !ok {
+				return 0, unsupportedf("DELETE condition %s on table %s", w, s.tableName)
 			}
 		}
 		n, err := s.table.(catalog.Deleter).Delete(ctx, p)
@@ -654,69 +477,17 @@ func Run(ctx context.Context, e *Engine, sql string, sess Session, mem memory.Al
 	if n == 1 {
 		return st.Execute(ctx, mem, nil, 0)
 	}
-	parts := make([]op, n)
+	parts := make([]array.RecordReader, n)
 	for i := range parts {
 		r, err := st.Execute(ctx, mem, nil, i)
 		if err != nil {
 			for _, p := range parts[:i] {
-				p.close()
+				p.Release()
 			}
 			return nil, err
 		}
-		parts[i] = &scanOp{rdr: r}
+		parts[i] = r
 	}
-	return newOpReader(ctx, st.schema, &concatOp{parts: parts}), nil
+	return newConcatReader(st.schema, parts), nil
 }
 
-// concatOp streams several inputs one after the other.
-type concatOp struct{ parts []op }
-
-func (c *concatOp) next(ctx context.Context) (arrow.RecordBatch, error) {
-	for len(c.parts) > 0 {
-		r, err := c.parts[0].next(ctx)
-		if err != nil || r != nil {
-			return r, err
-		}
-		c.parts[0].close()
-		c.parts = c.parts[1:]
-	}
-	return nil, nil
-}
-
-func (c *concatOp) close() {
-	for _, p := range c.parts {
-		p.close()
-	}
-	c.parts = nil
-}
-
-// explainAnalyze runs the query (every partition, rows discarded) and then
-// renders the plan with the counters only a read fills in (row groups
-// read and skipped), plus the rows returned and the time taken.
-func (s *Statement) explainAnalyze(ctx context.Context, mem memory.Allocator) (array.RecordReader, error) {
-	q := *s
-	q.kind, q.analyze = kindQuery, false
-	start := time.Now()
-	var rows int64
-	for part := 0; part < q.NumPartitions(); part++ {
-		rd, err := q.Execute(ctx, mem, nil, part)
-		if err != nil {
-			return nil, err
-		}
-		for rd.Next() {
-			rows += rd.RecordBatch().NumRows()
-		}
-		err = rd.Err()
-		rd.Release()
-		if err != nil {
-			return nil, err
-		}
-	}
-	elapsed := time.Since(start)
-	lines, err := q.explainLines()
-	if err != nil {
-		return nil, err
-	}
-	lines = append(lines, fmt.Sprintf("executed: %d rows in %s", rows, elapsed.Round(time.Microsecond)))
-	return stringsReader(mem, s.schema, [][]string{lines})
-}

@@ -172,7 +172,7 @@ func TestRunAllPartitions(t *testing.T) {
 	if rdr.Err() != nil || strings.Join(rows, ",") != "1,2,7,8" {
 		t.Fatalf("rows=%v err=%v", rows, rdr.Err())
 	}
-	if !rdr.Schema().Equal(arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)) {
+	if !rdr.Schema().Equal(arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: ordersSchema.Field(0).Nullable}}, nil)) {
 		t.Fatalf("schema %s", rdr.Schema())
 	}
 }

@@ -196,7 +196,7 @@ func (q *sqlQuery) operator(ctx context.Context, params []any) (exec.Operator, [
 		op, err := pp.Plan(ctx, q.plan)
 		return op, pp.Scans, err
 	}
-	b, err := logical.Bind(ctx, q.sess, q.stmt, params)
+	b, err := logical.Bind(ctx, q.sess, q.stmt, params, q.params...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -241,7 +241,10 @@ func (q *sqlQuery) explain(ctx context.Context) ([]string, error) {
 		ind := strings.Repeat("  ", d)
 		lines = append(lines, ind+o.Explain())
 		if se, ok := o.(*physical.ScanExec); ok {
-			lines = append(lines, scanStatLines(ind+"  ", se.Scan.Stats())...)
+			if se.Filter != "" {
+				lines = append(lines, ind+"  pushed filter: "+se.Filter)
+			}
+			lines = append(lines, scanStatLines(ind+"  ", se.Scan.Stats(), se.Scan.NumSplits())...)
 		}
 		for _, c := range o.Children() {
 			walk(c, d+1)
@@ -251,12 +254,13 @@ func (q *sqlQuery) explain(ctx context.Context) ([]string, error) {
 	return lines, nil
 }
 
-func scanStatLines(ind string, st catalog.ScanStats) []string {
+func scanStatLines(ind string, st catalog.ScanStats, splits int) []string {
 	out := []string{}
 	if st.SnapshotID >= 0 {
 		out = append(out, fmt.Sprintf("%ssnapshot: %d", ind, st.SnapshotID))
 	}
 	out = append(out,
+		fmt.Sprintf("%ssplits: %d", ind, splits),
 		fmt.Sprintf("%smanifests: %d total, %d pruned", ind, st.ManifestsTotal, st.ManifestsPruned),
 		fmt.Sprintf("%sdata files: %d total, %d pruned by partition, %d by bucket, %d by stats", ind, st.FilesTotal, st.FilesPrunedPartition, st.FilesPrunedBucket, st.FilesPrunedStats))
 	if st.RowGroupsTotal > 0 {
@@ -309,7 +313,10 @@ func (q *sqlQuery) explainAnalyze(ctx context.Context, mem memory.Allocator) ([]
 		ind := strings.Repeat("  ", d)
 		lines = append(lines, ind+o.Explain())
 		if se, ok := o.(*physical.ScanExec); ok {
-			lines = append(lines, scanStatLines(ind+"  ", se.Scan.Stats())...)
+			if se.Filter != "" {
+				lines = append(lines, ind+"  pushed filter: "+se.Filter)
+			}
+			lines = append(lines, scanStatLines(ind+"  ", se.Scan.Stats(), se.Scan.NumSplits())...)
 		}
 		for _, ch := range o.Children() {
 			walk(ch, d+1)
@@ -430,4 +437,89 @@ func (q *sqlQuery) pruningStats() map[string]int64 {
 		out["row_groups_skipped"] += int64(st.RowGroupsSkipped)
 	}
 	return out
+}
+
+// concatReader reads several readers one after the other.
+type concatReader struct {
+	refs   atomic.Int64
+	schema *arrow.Schema
+	parts  []array.RecordReader
+	err    error
+}
+
+func newConcatReader(schema *arrow.Schema, parts []array.RecordReader) *concatReader {
+	r := &concatReader{schema: schema, parts: parts}
+	r.refs.Store(1)
+	return r
+}
+
+func (r *concatReader) Retain() { r.refs.Add(1) }
+func (r *concatReader) Release() {
+	if r.refs.Add(-1) != 0 {
+		return
+	}
+	for _, p := range r.parts {
+		p.Release()
+	}
+	r.parts = nil
+}
+func (r *concatReader) Schema() *arrow.Schema { return r.schema }
+func (r *concatReader) Next() bool {
+	for len(r.parts) > 0 {
+		if r.parts[0].Next() {
+			return true
+		}
+		if err := r.parts[0].Err(); err != nil {
+			r.err = err
+			return false
+		}
+		r.parts[0].Release()
+		r.parts = r.parts[1:]
+	}
+	return false
+}
+func (r *concatReader) RecordBatch() arrow.RecordBatch {
+	if len(r.parts) == 0 {
+		return nil
+	}
+	return r.parts[0].RecordBatch()
+}
+func (r *concatReader) Record() arrow.RecordBatch { return r.RecordBatch() }
+func (r *concatReader) Err() error                { return r.err }
+
+// rowCount is the exact number of rows op returns when metadata knows it.
+func rowCount(op exec.Operator) (int64, bool) {
+	switch x := op.(type) {
+	case *physical.ScanExec:
+		return x.Scan.RowCount()
+	case *physical.CountExec:
+		return 1, true
+	case *exec.Values:
+		var n int64
+		for _, p := range x.Parts {
+			for _, b := range p {
+				n += b.NumRows()
+			}
+		}
+		return n, true
+	case *exec.Project:
+		return rowCount(x.Input)
+	case *exec.Coalesce:
+		return rowCount(x.Input)
+	case *exec.HashAggregate:
+		if len(x.Groups) == 0 && len(x.GroupingSets) == 0 {
+			return 1, true
+		}
+	case *exec.Limit:
+		n, ok := rowCount(x.Input)
+		if !ok {
+			return 0, false
+		}
+		n = max(0, n-x.Offset)
+		if x.Fetch >= 0 {
+			n = min(n, x.Fetch)
+		}
+		return n, true
+	}
+	return 0, false
 }

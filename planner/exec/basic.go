@@ -39,7 +39,7 @@ func (v *Values) Execute(tc *TaskCtx, p int) (Stream, error) {
 	if len(v.Parts) == 0 {
 		return &sliceStream{tc: tc}, nil
 	}
-	bs := v.Parts[p]
+	bs := append([]arrow.RecordBatch(nil), v.Parts[p]...)
 	for _, b := range bs {
 		b.Retain()
 	}
@@ -154,7 +154,12 @@ func FilterBatch(ec *vec.Ctx, b arrow.RecordBatch, pred vec.Expr) (arrow.RecordB
 		return b, nil
 	}
 	if trues == 0 {
-		return array.NewRecordBatch(b.Schema(), emptyColumns(ec, b.Schema()), 0), nil
+		cols := emptyColumns(ec, b.Schema())
+		out := array.NewRecordBatch(b.Schema(), cols, 0)
+		for _, c := range cols {
+			c.Release()
+		}
+		return out, nil
 	}
 	idx := make([]int32, 0, trues)
 	for i := 0; i < n; i++ {

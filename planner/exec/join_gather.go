@@ -1,11 +1,13 @@
 package exec
 
 import (
+	"context"
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -159,4 +161,53 @@ func joinGatherValidity(mem memory.Allocator, src arrow.Array, idx []int32) (*me
 		}
 	}
 	return buf, nulls
+}
+
+func joinIsIdentity(li []int32, n int) bool {
+	if len(li) != n {
+		return false
+	}
+	for k, l := range li {
+		if int(l) != k {
+			return false
+		}
+	}
+	return true
+}
+
+// joinIndices makes an Int32 index array of idx, NULL (over index 0)
+// where idx < 0.
+func joinIndices(tc *TaskCtx, idx []int32) arrow.Array {
+	bld := array.NewInt32Builder(tc.Mem)
+	defer bld.Release()
+	var vals []int32
+	var valid []bool
+	for k, v := range idx {
+		if v < 0 {
+			if valid == nil {
+				vals = append([]int32(nil), idx...)
+				valid = make([]bool, len(idx))
+				for j := range valid {
+					valid[j] = idx[j] >= 0
+				}
+			}
+			vals[k] = 0
+		}
+	}
+	if valid == nil {
+		vals = idx
+	}
+	bld.AppendValues(vals, valid)
+	return bld.NewArray()
+}
+
+// joinTake gathers src at idx (NULL where idx < 0): typed for the common
+// types, compute.Take for the others.
+func joinTake(cctx context.Context, tc *TaskCtx, src arrow.Array, idx []int32) (arrow.Array, error) {
+	if a, ok := joinGather(tc.Mem, src, idx); ok {
+		return a, nil
+	}
+	ia := joinIndices(tc, idx)
+	defer ia.Release()
+	return compute.TakeArray(cctx, src, ia)
 }

@@ -583,56 +583,7 @@ func (s *joinStream) Close() {
 	s.phase = jpDone
 }
 
-func joinIsIdentity(li []int32, n int) bool {
-	if len(li) != n {
-		return false
-	}
-	for k, l := range li {
-		if int(l) != k {
-			return false
-		}
-	}
-	return true
-}
-
-// joinIndices makes an Int32 index array of idx, NULL (over index 0)
-// where idx < 0.
-func joinIndices(tc *TaskCtx, idx []int32) arrow.Array {
-	bld := array.NewInt32Builder(tc.Mem)
-	defer bld.Release()
-	var vals []int32
-	var valid []bool
-	for k, v := range idx {
-		if v < 0 {
-			if valid == nil {
-				vals = append([]int32(nil), idx...)
-				valid = make([]bool, len(idx))
-				for j := range valid {
-					valid[j] = idx[j] >= 0
-				}
-			}
-			vals[k] = 0
-		}
-	}
-	if valid == nil {
-		vals = idx
-	}
-	bld.AppendValues(vals, valid)
-	return bld.NewArray()
-}
-
 // take gathers src at idx (NULL where idx < 0).
 func (s *joinStream) take(src arrow.Array, idx []int32) (arrow.Array, error) {
 	return joinTake(s.cctx, s.tc, src, idx)
-}
-
-// joinTake gathers src at idx (NULL where idx < 0): typed for the common
-// types, compute.Take for the others.
-func joinTake(cctx context.Context, tc *TaskCtx, src arrow.Array, idx []int32) (arrow.Array, error) {
-	if a, ok := joinGather(tc.Mem, src, idx); ok {
-		return a, nil
-	}
-	ia := joinIndices(tc, idx)
-	defer ia.Release()
-	return compute.TakeArray(cctx, src, ia)
 }

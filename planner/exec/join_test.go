@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -460,11 +461,14 @@ func TestJoinValidation(t *testing.T) {
 	kstr := jtKeyExprs([]string{"int64", "string"}, []int{1})
 	kbad := jtKeyExprs([]string{"int64", "int64", "int64"}, []int{2})
 	for name, f := range map[string]func() error{
-		"no keys":     func() error { _, err := NewHashJoin(L.op, L.op, InnerJoin, nil, nil, nil, nil); return err },
-		"type clash":  func() error { _, err := NewHashJoin(L.op, L.op, InnerJoin, k64, kstr, nil, nil); return err },
-		"bad column":  func() error { _, err := NewHashJoin(L.op, L.op, InnerJoin, kbad, kbad, nil, nil); return err },
-		"bad type":    func() error { _, err := NewHashJoin(L.op, L.op, JoinType(42), k64, k64, nil, nil); return err },
-		"nullsafe":    func() error { _, err := NewHashJoin(L.op, L.op, InnerJoin, k64, k64, nil, []bool{true, false}); return err },
+		"no keys":    func() error { _, err := NewHashJoin(L.op, L.op, InnerJoin, nil, nil, nil, nil); return err },
+		"type clash": func() error { _, err := NewHashJoin(L.op, L.op, InnerJoin, k64, kstr, nil, nil); return err },
+		"bad column": func() error { _, err := NewHashJoin(L.op, L.op, InnerJoin, kbad, kbad, nil, nil); return err },
+		"bad type":   func() error { _, err := NewHashJoin(L.op, L.op, JoinType(42), k64, k64, nil, nil); return err },
+		"nullsafe": func() error {
+			_, err := NewHashJoin(L.op, L.op, InnerJoin, k64, k64, nil, []bool{true, false})
+			return err
+		},
 		"filter type": func() error { _, err := NewNestedLoopJoin(L.op, L.op, InnerJoin, k64[0]); return err },
 		"nil input":   func() error { _, err := NewNestedLoopJoin(nil, L.op, InnerJoin, nil); return err },
 		"partition": func() error {
@@ -489,5 +493,47 @@ func TestJoinValidation(t *testing.T) {
 	}
 	if got := j.Explain(); got != "HashJoin left on c0 = c0" {
 		t.Errorf("Explain %q", got)
+	}
+}
+
+// TestCrossJoinStreams reads the start of a 10k x 10k cross join: batches
+// are bounded and the memory held stays far below the full result.
+func TestCrossJoinStreams(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	L := jtBenchSource(mem, 10_000, false, func(i int) int64 { return int64(i) })
+	defer releaseAll(L.Parts[0])
+	R := jtBenchSource(mem, 10_000, true, func(i int) int64 { return int64(i) })
+	defer releaseAll(R.Parts[0])
+	base := mem.CurrentAlloc()
+	j, err := NewNestedLoopJoin(L, R, InnerJoin, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := j.Explain(); got != "NestedLoopJoin inner" {
+		t.Errorf("Explain %q", got)
+	}
+	s, err := j.Execute(jtTC(mem, 4096, nil), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := 0; i < 5; i++ {
+		b, err := s.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.NumRows() != 4096 {
+			t.Fatalf("batch %d has %d rows", i, b.NumRows())
+		}
+		// Left row 0 with right rows 0..9999, then left row 1...
+		first := b.Column(0).(*array.Int64).Value(0)
+		if want := int64(i * 4096 / 10_000); first != want {
+			t.Fatalf("batch %d starts with left key %d, want %d", i, first, want)
+		}
+		b.Release()
+		if held := mem.CurrentAlloc() - base; held > 8<<20 {
+			t.Fatalf("cross join holds %d bytes after %d batches", held, i+1)
+		}
 	}
 }

@@ -34,6 +34,8 @@ func sortPerm(ctx context.Context, segs []*KeyRows, n int) ([]int32, error) {
 				return perm, nil // every key equal
 			case 1:
 				return radixSort(ctx, packed, perm)
+			case 2:
+				return radixSort2(ctx, packed, perm)
 			default:
 				return wordSort(ctx, packed, w, perm)
 			}
@@ -162,6 +164,58 @@ func radixSort(ctx context.Context, keys []uint64, perm []int32) ([]int32, error
 			offs[d]++
 		}
 		src, dst = dst, src
+	}
+	for i, e := range src {
+		perm[i] = e.i
+	}
+	return perm, nil
+}
+
+// radixSort2 is radixSort for keys of two words per row.
+func radixSort2(ctx context.Context, keys []uint64, perm []int32) ([]int32, error) {
+	const bits, buckets = 11, 1 << 11
+	const passes = (64 + bits - 1) / bits
+	n := len(perm)
+	type kv struct {
+		k [2]uint64
+		i int32
+	}
+	src := make([]kv, n)
+	for i := range src {
+		src[i] = kv{[2]uint64{keys[2*i], keys[2*i+1]}, int32(i)}
+	}
+	dst := make([]kv, n)
+	var counts [passes][buckets]int
+	for w := 1; w >= 0; w-- {
+		clear(counts[:])
+		for i := range src {
+			k := src[i].k[w]
+			for p := 0; p < passes; p++ {
+				counts[p][(k>>(bits*p))&(buckets-1)]++
+			}
+		}
+		for p := 0; p < passes; p++ {
+			c := &counts[p]
+			sh := uint(bits * p)
+			if c[(src[0].k[w]>>sh)&(buckets-1)] == n {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			var offs [buckets]int
+			sum := 0
+			for v := range c {
+				offs[v] = sum
+				sum += c[v]
+			}
+			for _, e := range src {
+				d := (e.k[w] >> sh) & (buckets - 1)
+				dst[offs[d]] = e
+				offs[d]++
+			}
+			src, dst = dst, src
+		}
 	}
 	for i, e := range src {
 		perm[i] = e.i

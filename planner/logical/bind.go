@@ -41,6 +41,7 @@ type binder struct {
 	paramList []*vec.Param
 	steps     int
 	marks     int
+	ptypes    []arrow.DataType
 }
 
 // maxBindSteps bounds the work of binding one statement.
@@ -61,11 +62,14 @@ func (b *binder) tick() error {
 
 // Bind binds a parsed query. params are the values of ? placeholders (nil
 // when preparing: placeholders stay typed vec.Param nodes).
-func Bind(ctx context.Context, sess Session, stmt *parse.Statement, params []any) (*Bound, error) {
+//
+// types, when given, are the placeholder types found when preparing: bound
+// values are converted to them (so a DATE parameter may be given as days).
+func Bind(ctx context.Context, sess Session, stmt *parse.Statement, params []any, types ...arrow.DataType) (*Bound, error) {
 	if stmt.Query == nil {
 		return nil, invalidf("not a query")
 	}
-	b := &binder{ctx: ctx, sess: sess, stmt: stmt, params: params}
+	b := &binder{ctx: ctx, sess: sess, stmt: stmt, params: params, ptypes: types}
 	if err := b.checkCatalogs(); err != nil {
 		return nil, err
 	}
@@ -235,8 +239,9 @@ func (b *binder) orderLimitByOutput(n Node, ob sqlparser.OrderBy, lim *sqlparser
 }
 
 func (b *binder) sortKey(o *sqlparser.Order, e vec.Expr) exec.SortKey {
+	// NULLs sort last in both directions unless asked otherwise (DuckDB).
 	desc := o.Direction == sqlparser.DescScr
-	k := exec.SortKey{Expr: e, Desc: desc, NullsFirst: desc}
+	k := exec.SortKey{Expr: e, Desc: desc, NullsFirst: false}
 	if nf, ok := b.stmt.NullsFirst[o]; ok {
 		k.NullsFirst = nf
 	}
@@ -338,4 +343,36 @@ func (b *binder) resolveTable(tn sqlparser.TableName) (catalog.Table, string, er
 		}
 	}
 	return nil, "", err
+}
+
+// BindWhere binds a WHERE condition over all columns of a table (DELETE).
+func BindWhere(ctx context.Context, sess Session, stmt *parse.Statement, tbl catalog.Table, alias string, where sqlparser.Expr, params []any, types ...arrow.DataType) (vec.Expr, []*vec.Param, error) {
+	b := &binder{ctx: ctx, sess: sess, stmt: stmt, params: params, ptypes: types}
+	cols := make([]int, tbl.Schema().NumFields())
+	for i := range cols {
+		cols[i] = i
+	}
+	s := (&Scan{Table: tbl, Alias: alias, Columns: cols}).Schema()
+	ec := &exprCtx{sc: &scope{fields: s}, what: "WHERE"}
+	e, err := b.expr(ec, where)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := wantBool(e, "WHERE"); err != nil {
+		return nil, nil, err
+	}
+	var ps []*vec.Param
+	vec.Walk(e, func(x vec.Expr) bool {
+		if p, ok := x.(*vec.Param); ok {
+			ps = append(ps, p)
+		}
+		return true
+	})
+	return e, ps, nil
+}
+
+// ResolveTable resolves a table name as FROM does.
+func ResolveTable(ctx context.Context, sess Session, tn sqlparser.TableName) (catalog.Table, string, error) {
+	b := &binder{ctx: ctx, sess: sess}
+	return b.resolveTable(tn)
 }

@@ -2,6 +2,7 @@ package logical
 
 import (
 	"fmt"
+	"time"
 	"strconv"
 	"strings"
 
@@ -359,7 +360,24 @@ func (b *binder) param(n int) (vec.Expr, error) {
 		if n >= len(b.params) {
 			return nil, invalidf("parameter %d is not bound (%d given)", n+1, len(b.params))
 		}
-		s, err := vec.GoScalar(b.params[n], arrow.Null)
+		t := arrow.DataType(arrow.Null)
+		if n < len(b.ptypes) && b.ptypes[n] != nil {
+			t = b.ptypes[n]
+		}
+		v := b.params[n]
+		// The server passes DATE parameters as days (paimon/predicate's
+		// literal convention).
+		if t.ID() == arrow.DATE32 {
+			switch d := v.(type) {
+			case int64:
+				v = time.Unix(d*86400, 0).UTC()
+			case int32:
+				v = time.Unix(int64(d)*86400, 0).UTC()
+			case int:
+				v = time.Unix(int64(d)*86400, 0).UTC()
+			}
+		}
+		s, err := vec.GoScalar(v, t)
 		if err != nil {
 			return nil, fmt.Errorf("parameter %d: %w", n+1, err)
 		}

@@ -368,12 +368,8 @@ func sortList(ks []exec.SortKey) string {
 		if k.Desc {
 			parts[i] += " DESC"
 		}
-		if k.NullsFirst != k.Desc {
-			if k.NullsFirst {
-				parts[i] += " NULLS FIRST"
-			} else {
-				parts[i] += " NULLS LAST"
-			}
+		if k.NullsFirst {
+			parts[i] += " NULLS FIRST"
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -219,6 +219,12 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		if err != nil {
 			return nil, err
 		}
+		if p, ok := e.(*vec.Param); ok && (p.T == nil || p.T.ID() == arrow.NULL) {
+			// an untyped placeholder in the select list is a VARCHAR
+			if e, err = vec.ImplicitCast(p, arrow.BinaryTypes.String); err != nil {
+				return nil, err
+			}
+		}
 		exprs = append(exprs, e)
 		names = append(names, it.name)
 	}

@@ -39,7 +39,7 @@ type token struct {
 // lex splits sql into tokens. It never fails on odd input: an unterminated
 // quote or comment is reported as an error naming its position.
 func lex(sql string) ([]token, error) {
-	toks := make([]token, 0, len(sql)/3+8)
+	toks := make([]token, 0, len(sql)/2+8)
 	nparam := 0
 	i := 0
 	for i < len(sql) {

@@ -3,7 +3,6 @@ package physical
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -242,21 +241,21 @@ func (p *Planner) countFromMetadata(ctx context.Context, a *logical.Aggregate) (
 	if err != nil {
 		return nil, false, err
 	}
-	return &countExec{Values: op2, scan: se, n: n}, true, nil
+	return &CountExec{Values: op2, scan: se, n: n}, true, nil
 }
 
-// countExec is a metadata answer that EXPLAIN shows with its scan.
-type countExec struct {
+// CountExec is a metadata answer that EXPLAIN shows with its scan.
+type CountExec struct {
 	exec.Operator
 	Values exec.Operator
 	scan   *ScanExec
 	n      int64
 }
 
-func (c *countExec) Schema() *arrow.Schema    { return c.Values.Schema() }
-func (c *countExec) Children() []exec.Operator { return nil }
-func (c *countExec) Partitions() int          { return 1 }
-func (c *countExec) Explain() string {
-	return fmt.Sprintf("Count from metadata rows=%d (%s)", c.n, strings.TrimPrefix(c.scan.Explain(), "Scan "))
+func (c *CountExec) Schema() *arrow.Schema    { return c.Values.Schema() }
+func (c *CountExec) Children() []exec.Operator { return []exec.Operator{c.scan} } // for EXPLAIN; never executed
+func (c *CountExec) Partitions() int          { return 1 }
+func (c *CountExec) Explain() string {
+	return fmt.Sprintf("Count: %d rows from metadata", c.n)
 }
-func (c *countExec) Execute(tc *exec.TaskCtx, p int) (exec.Stream, error) { return c.Values.Execute(tc, p) }
+func (c *CountExec) Execute(tc *exec.TaskCtx, p int) (exec.Stream, error) { return c.Values.Execute(tc, p) }

@@ -234,3 +234,9 @@ func toPredicate(e vec.Expr, schema *arrow.Schema) (predicate.Predicate, bool) {
 type leafFn func(c *vec.Column, op predicate.Op, vals ...vec.Expr) (predicate.Predicate, bool)
 
 var _ = strings.HasPrefix
+
+// ToPredicate converts a condition over schema into an exactly equivalent
+// predicate (ok=false when it cannot).
+func ToPredicate(e vec.Expr, schema *arrow.Schema) (predicate.Predicate, bool) {
+	return toPredicate(e, schema)
+}

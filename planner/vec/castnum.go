@@ -275,7 +275,7 @@ func castNumeric(mem memory.Allocator, a arrow.Array, to arrow.DataType) (arrow.
 		case isFloat(to):
 			o := newOut[float64](mem, n)
 			for i, v := range src {
-				o.vals[i] = v.ToFloat64(fd.Scale)
+				o.vals[i] = numToFloat(v, fd.Scale)
 			}
 			f := o.finish(tFloat64, n, copyValidity(mem, a))
 			if to.ID() == arrow.FLOAT64 {
@@ -395,3 +395,18 @@ func numToBool(mem memory.Allocator, a arrow.Array) (arrow.Array, error) {
 	}
 	return makeFixed(tBool, n, copyValidity(mem, a), out), nil
 }
+
+// numToFloat converts exactly-rounded: small values divide two exact
+// doubles; others parse their decimal text.
+func numToFloat(v num, scale int32) float64 {
+	if x, ok := asInt64(v); ok && x < 1<<53 && x > -(1<<53) && scale <= 22 {
+		return float64(x) / pow10f[scale]
+	}
+	f, err := strconv.ParseFloat(formatNum(v, scale), 64)
+	if err != nil {
+		return v.ToFloat64(scale)
+	}
+	return f
+}
+
+var pow10f = [23]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}

@@ -15,8 +15,43 @@ import (
 // constants and collapse on a deciding one. Errors of the evaluation
 // (overflow, bad cast) are returned. Calls without arguments (NOW(),
 // RANDOM()) are left alone.
+//
+// Inside CASE, a THEN/ELSE branch whose folding fails is kept unfolded: it
+// may never be selected, and then it must not fail the query.
 func Fold(e Expr) (Expr, error) {
-	return Transform(e, foldNode)
+	if c, ok := e.(*Case); ok {
+		ch := c.Children()
+		out := make([]Expr, len(ch))
+		for i, x := range ch {
+			f, err := Fold(x)
+			if err != nil {
+				if i%2 == 0 && i < 2*len(c.Whens) { // a WHEN is always evaluated (on some rows)
+					return nil, err
+				}
+				f = x
+			}
+			out[i] = f
+		}
+		return foldNode(c.WithChildren(out))
+	}
+	ch := e.Children()
+	if len(ch) == 0 {
+		return foldNode(e)
+	}
+	out := make([]Expr, len(ch))
+	changed := false
+	for i, x := range ch {
+		f, err := Fold(x)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = f
+		changed = changed || f != x
+	}
+	if changed {
+		e = e.WithChildren(out)
+	}
+	return foldNode(e)
 }
 
 func foldNode(x Expr) (Expr, error) {

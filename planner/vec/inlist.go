@@ -23,10 +23,10 @@ type InList struct {
 
 // inSet holds the list's values by physical kind.
 type inSet struct {
-	ints map[int64]struct{}
-	flts map[uint64]struct{}
-	strs map[string]struct{}
-	decs map[num]struct{}
+	ints  map[int64]struct{}
+	flts  map[uint64]struct{}
+	strs  map[string]struct{}
+	decs  map[num]struct{}
 	bools [2]bool
 }
 

@@ -37,7 +37,9 @@ type matcher struct {
 	lead  bool     // lkSeq: pattern starts with %
 	trail bool     // lkSeq: pattern ends with %
 	toks  []likeTok
-	fold  bool // ILIKE: compare lowered values
+	fold  bool   // ILIKE: compare lowered values
+	need  []byte // lkGeneral: the longest literal, which every match contains
+	ascii bool   // the pattern is ASCII (ILIKE may fold the whole buffer)
 }
 
 // compileLike parses pattern with escape (0: none).
@@ -91,9 +93,20 @@ func compileLike(pattern []byte, escape byte, fold bool) (*matcher, error) {
 		}
 		return toks[i].kind
 	}
+	m.ascii = true
+	for _, c := range pattern {
+		if c >= utf8.RuneSelf {
+			m.ascii = false
+		}
+	}
 	switch {
 	case hasUnder:
 		m.kind = lkGeneral
+		for _, t := range toks {
+			if t.kind == 'l' && len(t.lit) > len(m.need) {
+				m.need = t.lit
+			}
+		}
 	case len(toks) == 0:
 		m.kind, m.lit = lkExact, []byte{}
 	case len(toks) == 1 && k(0) == '%':
@@ -170,6 +183,9 @@ func (m *matcher) match(s []byte) bool {
 			return bytes.HasSuffix(s, last)
 		}
 		return true
+	}
+	if len(m.need) > 0 && !bytes.Contains(s, m.need) {
+		return false
 	}
 	return matchGeneral(m.toks, s)
 }
@@ -327,8 +343,12 @@ func (l *Like) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 		}
 	}
 	if m != nil {
-		if s, ok := a.(*array.String); ok && !m.fold && m.kind == lkContains && len(m.lit) > 0 {
-			containsScan(s, m.lit, ob)
+		if s, ok := a.(*array.String); ok && m.kind == lkContains && len(m.lit) > 0 && (!m.fold || m.ascii) {
+			data := s.ValueBytes()
+			if m.fold { // ASCII folding keeps byte offsets
+				data = lowerASCII(data)
+			}
+			containsScan(s.ValueOffsets(), data, n, m.lit, ob)
 		} else {
 			var buf []byte
 			for i := 0; i < n; i++ {
@@ -382,14 +402,11 @@ func (l *Like) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 
 // containsScan finds needle in the whole value buffer at once and maps the
 // hits to rows (a match must lie inside one value).
-func containsScan(s *array.String, needle []byte, out []byte) {
-	n := s.Len()
+func containsScan(offs []int32, data []byte, n int, needle []byte, out []byte) {
 	if n == 0 {
 		return
 	}
-	offs := s.ValueOffsets() // n+1 offsets into the data buffer
-	data := s.ValueBytes()   // starts at offs[0]
-	base := int(offs[0])
+	base := int(offs[0]) // data starts at offs[0]
 	pos := 0
 	row := 0
 	for pos < len(data) {
@@ -412,4 +429,16 @@ func containsScan(s *array.String, needle []byte, out []byte) {
 			pos = pos + i + 1
 		}
 	}
+}
+
+// lowerASCII returns a copy of b with A-Z lowered (other bytes unchanged).
+func lowerASCII(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return out
 }

@@ -318,11 +318,11 @@ func NewNot(e Expr) (Expr, error) {
 	return &Not{E: e}, nil
 }
 
-func (n *Not) Type() arrow.DataType         { return tBool }
-func (n *Not) Nullable() bool               { return n.E.Nullable() }
-func (n *Not) Children() []Expr             { return []Expr{n.E} }
+func (n *Not) Type() arrow.DataType        { return tBool }
+func (n *Not) Nullable() bool              { return n.E.Nullable() }
+func (n *Not) Children() []Expr            { return []Expr{n.E} }
 func (n *Not) WithChildren(ch []Expr) Expr { return &Not{E: ch[0]} }
-func (n *Not) String() string               { return "(NOT " + n.E.String() + ")" }
+func (n *Not) String() string              { return "(NOT " + n.E.String() + ")" }
 func (n *Not) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 	a, err := n.E.Eval(c, b)
 	if err != nil {

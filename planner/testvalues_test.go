@@ -1,5 +1,8 @@
 package planner
 
+// Test-only value helpers: the row-at-a-time value conventions the tests
+// build inputs and render results with (formerly the old engine's values.go).
+
 import (
 	"bytes"
 	stdcmp "cmp"
