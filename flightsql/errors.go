@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
 )
 
 // GRPCCoder is optionally implemented by errors that know their gRPC code.
@@ -61,6 +62,8 @@ func (s *Server) codeOf(err error, ph phase) codes.Code {
 		}
 	}
 	switch {
+	case errors.Is(err, exec.ErrResourceExhausted):
+		return codes.ResourceExhausted
 	case errors.Is(err, catalog.ErrNotFound):
 		return codes.NotFound
 	case errors.Is(err, catalog.ErrUnsupported):

@@ -6,6 +6,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
 )
 
@@ -65,15 +67,15 @@ func AggResultType(fn string, args []arrow.DataType) (arrow.DataType, bool, erro
 	f := aggCanon(fn, len(args))
 	want := func(n int) error {
 		if len(args) != n {
-			return fmt.Errorf("exec: %s takes %d argument(s), not %d", f, n, len(args))
+			return paimon.Errorf(catalog.ErrInvalid, "%s takes %d argument(s), not %d", f, n, len(args))
 		}
 		if n > 0 && args[0] == nil {
-			return fmt.Errorf("exec: %s of an untyped argument", f)
+			return paimon.Errorf(catalog.ErrInvalid, "%s of an untyped argument (a NULL or ? needs a CAST)", f)
 		}
 		return nil
 	}
 	bad := func() (arrow.DataType, bool, error) {
-		return nil, false, fmt.Errorf("exec: %s(%s) is not supported", f, aggTypeList(args))
+		return nil, false, paimon.Errorf(catalog.ErrInvalid, "%s is not defined for %s", f, aggTypeList(args))
 	}
 	switch f {
 	case "COUNT_STAR":

@@ -196,8 +196,9 @@ func TakeBatch(ec *vec.Ctx, b arrow.RecordBatch, idx []int32) (arrow.RecordBatch
 	ib.Release()
 	defer ia.Release()
 	cols := make([]arrow.Array, b.NumCols())
+	cctx := compute.WithAllocator(ec.Context, ec.Mem)
 	for i := range cols {
-		c, err := compute.TakeArray(ec.Context, b.Column(i), ia)
+		c, err := compute.TakeArray(cctx, b.Column(i), ia)
 		if err != nil {
 			for _, x := range cols[:i] {
 				x.Release()

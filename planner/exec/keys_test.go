@@ -526,10 +526,10 @@ func TestKeyTableLookupNoAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 		allocs := testing.AllocsPerRun(20, func() { _ = kt.Lookup(cols, gids) })
-		if allocs > 2 { // pooled scratch: none in the steady state, per call at most
+		ktReleaseAll(cols)
+		if allocs > 2 && !ktRace { // pooled scratch: none in the steady state, per call at most
 			t.Fatalf("%v: %.1f allocations per Lookup of 4096 rows", types, allocs)
 		}
-		ktReleaseAll(cols)
 	}
 }
 

@@ -276,5 +276,51 @@ func Optimize(n Node, est Estimator) (Node, error) {
 			return nil, err
 		}
 	}
-	return PruneColumns(n)
+	if n, err = PruneColumns(n); err != nil {
+		return nil, err
+	}
+	return PushLimit(n), nil
+}
+
+// PushLimit gives a scan a row-count hint when a LIMIT sits above it with
+// only projections in between (filters stay: the scan applies them before
+// counting).
+func PushLimit(n Node) Node {
+	ch := n.Children()
+	if len(ch) > 0 {
+		nch := make([]Node, len(ch))
+		changed := false
+		for i, c := range ch {
+			nch[i] = PushLimit(c)
+			changed = changed || nch[i] != c
+		}
+		if changed {
+			n = n.WithChildren(nch...)
+		}
+	}
+	l, ok := n.(*Limit)
+	if !ok || l.Fetch < 0 {
+		return n
+	}
+	var path []*Project
+	cur := l.Input
+	for {
+		if p, ok := cur.(*Project); ok {
+			path = append(path, p)
+			cur = p.Input
+			continue
+		}
+		break
+	}
+	s, ok := cur.(*Scan)
+	if !ok {
+		return n
+	}
+	cp := *s
+	cp.Limit = l.Fetch + l.Offset
+	var rebuilt Node = &cp
+	for i := len(path) - 1; i >= 0; i-- {
+		rebuilt = path[i].WithChildren(rebuilt)
+	}
+	return l.WithChildren(rebuilt)
 }

@@ -20,6 +20,8 @@ type scope struct {
 	corr *correlation
 	// using: unqualified names of USING/NATURAL join columns → the field to use.
 	using map[string]int
+	// tables names the FROM relations for messages ("default.orders").
+	tables string
 }
 
 // correlation collects outer references of one subquery.
@@ -148,8 +150,39 @@ func (b *binder) column(ec *exprCtx, c *sqlparser.ColName) (vec.Expr, error) {
 			}
 		}
 		if !known {
-			return nil, paimon.Errorf(catalog.ErrNotFound, "table or alias %q is not in the FROM clause (column %s)", qual, joinQual(qual, name))
+			return nil, paimon.Errorf(catalog.ErrInvalid, "unknown table qualifier %q (column %s is not in the FROM clause)", qual, joinQual(qual, name))
 		}
 	}
-	return nil, paimon.Errorf(catalog.ErrNotFound, "column %q does not exist%s", joinQual(qual, name), catalog.DidYouMean(name, names))
+	in := ""
+	if ec.sc.tables != "" {
+		in = " in " + ec.sc.tables
+	}
+	return nil, paimon.Errorf(catalog.ErrInvalid, "column %q does not exist%s%s", joinQual(qual, name), in, catalog.DidYouMean(name, names))
+}
+
+// relNames lists the relations of a FROM tree for messages.
+func relNames(n Node) string {
+	var out []string
+	var walk func(Node)
+	walk = func(n Node) {
+		switch x := n.(type) {
+		case *Scan:
+			out = append(out, x.Name)
+		case *Join:
+			walk(x.Left)
+			walk(x.Right)
+		case *Project:
+			if len(x.S) > 0 && x.S[0].Qual != "" {
+				if _, isScan := x.Input.(*Scan); !isScan {
+					out = append(out, x.S[0].Qual)
+					return
+				}
+			}
+			walk(x.Input)
+		case *Filter:
+			walk(x.Input)
+		}
+	}
+	walk(n)
+	return strings.Join(out, ", ")
 }

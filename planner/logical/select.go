@@ -70,7 +70,7 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		return nil, err
 	}
 	rel := &relation{node: fi.node}
-	sc := &scope{fields: rel.node.Schema(), outer: outer, using: fi.using}
+	sc := &scope{fields: rel.node.Schema(), outer: outer, using: fi.using, tables: relNames(fi.node)}
 	if sq != nil {
 		sc.corr = sq.corr
 	}

@@ -404,7 +404,11 @@ func (p *parser) aliasTail(e *emitter, i, hi int, hints map[string]string, needA
 	if reservedName(m.alias) {
 		return 0, false, p.errAt(catalog.ErrInvalid, j, "the name %s is reserved", m.alias)
 	}
-	e.add(p.toks[i].pos, fmt.Sprintf(" as `%s%d` ", markAlias, len(p.aliases)))
+	pos := len(p.src)
+	if i < len(p.toks) {
+		pos = p.toks[i].pos
+	}
+	e.add(pos, fmt.Sprintf(" as `%s%d` ", markAlias, len(p.aliases)))
 	p.aliases = append(p.aliases, m)
 	return end, true, nil
 }

@@ -178,7 +178,8 @@ func (p *Planner) scan(ctx context.Context, x *logical.Scan) (exec.Operator, err
 	if len(pushed) > 0 {
 		req.Filter = predicate.NewAnd(pushed...)
 	}
-	if len(x.Filters) == 0 {
+	if len(residual) == 0 {
+		// the whole filter is pushed: the scan counts rows after it
 		req.Limit = x.Limit
 	}
 	sc, err := x.Table.NewScan(ctx, req)

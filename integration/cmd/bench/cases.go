@@ -97,6 +97,10 @@ func (b *bench) suite(ctx context.Context, s string) error {
 		return b.suiteFlight(ctx)
 	case "rss":
 		return b.suiteRSS(ctx)
+	case "tpch":
+		return b.suiteTPCH(ctx)
+	case "clickbench":
+		return b.suiteClickBench(ctx)
 	}
 	return fmt.Errorf("unknown suite %q", s)
 }

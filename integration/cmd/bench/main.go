@@ -2,7 +2,8 @@
 // Parquet library's own decode limit, on the same Parquet files, in one run:
 //
 //	cd integration && go run ./cmd/bench --warehouse /tmp/bench-wh [--scale 0.1] \
-//	    [--suite scan|filter|agg|dv|flight|plan|rss|all] [--json out.json] [--runs 5]
+//	    [--suite scan|filter|agg|dv|flight|plan|rss|tpch|all] [--json out.json] [--runs 5] \
+//	    [--tpch-sf 1] [--tpch-queries q01,q06]
 //
 // It builds the benchmark tables with paimon/write on first use (and reuses
 // them afterwards), runs every case once to warm up and then --runs times,
@@ -37,6 +38,9 @@ type config struct {
 	threads   int
 	profDir   string
 	out       io.Writer
+	// tpch suite (tpch.go): scale factor and query selection.
+	tpchSF      float64
+	tpchQueries string
 }
 
 // result is one measured case.
@@ -77,7 +81,7 @@ type report struct {
 	Warehouse string            `json:"warehouse"`
 }
 
-var allSuites = []string{"scan", "filter", "agg", "dv", "plan", "flight", "rss"}
+var allSuites = []string{"scan", "filter", "agg", "dv", "plan", "flight", "rss", "tpch"}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -97,6 +101,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	runs := fs.Int("runs", 5, "timed runs per case (after one warm-up)")
 	threads := fs.Int("threads", 2, "threads for every engine (DuckDB threads, scan concurrency)")
 	prof := fs.String("cpuprofile", "", "write a CPU profile of each of our cases into this `dir`")
+	tpchSF := fs.Float64("tpch-sf", 1, "TPC-H scale factor of the tpch suite (1 → 6M lineitem rows)")
+	tpchQueries := fs.String("tpch-queries", "all", "comma-separated TPC-H queries of the tpch suite (q01,q06 or 1,6) or all")
+	clickbenchFlags(fs)
 	child := fs.String("child", "", "internal: run a measurement in this child process")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -111,7 +118,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *child != "" {
 		return runChild(ctx, *child, *wh, *threads, out)
 	}
-	cfg := &config{warehouse: *wh, scale: *scale, suites: map[string]bool{}, jsonOut: *jsonOut, runs: *runs, threads: *threads, profDir: *prof, out: out}
+	cfg := &config{warehouse: *wh, scale: *scale, suites: map[string]bool{}, jsonOut: *jsonOut, runs: *runs, threads: *threads, profDir: *prof, out: out,
+		tpchSF: *tpchSF, tpchQueries: *tpchQueries}
 	for _, s := range strings.Split(*suite, ",") {
 		s = strings.TrimSpace(s)
 		switch {
