@@ -153,6 +153,10 @@ type Join struct {
 	Type        exec.JoinType
 	On          vec.Expr
 	MarkName    string
+	// InCond is a mark join's x = y of x IN (subquery), compared with SQL's
+	// three-valued IN semantics; On then holds the subquery's correlation
+	// (two-valued, like its WHERE).
+	InCond vec.Expr
 }
 
 func (j *Join) Schema() Schema {
@@ -187,6 +191,9 @@ func (j *Join) WithChildren(ch ...Node) Node {
 }
 func (j *Join) String() string {
 	s := "Join " + j.Type.String()
+	if j.InCond != nil {
+		s += " in " + j.InCond.String()
+	}
 	if j.On != nil {
 		s += " on " + j.On.String()
 	}
@@ -418,9 +425,14 @@ func Exprs(n Node) []vec.Expr {
 	case *Project:
 		return x.Exprs
 	case *Join:
+		var out []vec.Expr
 		if x.On != nil {
-			return []vec.Expr{x.On}
+			out = append(out, x.On)
 		}
+		if x.InCond != nil {
+			out = append(out, x.InCond)
+		}
+		return out
 	case *Aggregate:
 		out := append([]vec.Expr{}, x.Groups...)
 		for _, a := range x.Aggs {

@@ -141,8 +141,11 @@ func prune(n Node, req []bool) (Node, []int, error) {
 				rr[i] = req[nl+i]
 			}
 		}
-		if x.On != nil {
-			for _, c := range colsOf(x.On) {
+		for _, cond := range []vec.Expr{x.On, x.InCond} {
+			if cond == nil {
+				continue
+			}
+			for _, c := range colsOf(cond) {
 				if c < nl {
 					lr[c] = true
 				} else {
@@ -173,8 +176,12 @@ func prune(n Node, req []bool) (Node, []int, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		in, err := remap(x.InCond, jm)
+		if err != nil {
+			return nil, nil, err
+		}
 		cp := *x
-		cp.Left, cp.Right, cp.On = l, r, on
+		cp.Left, cp.Right, cp.On, cp.InCond = l, r, on, in
 		out := jm
 		switch x.Type {
 		case exec.SemiJoin, exec.AntiJoin:

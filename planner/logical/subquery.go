@@ -42,7 +42,10 @@ func (b *binder) subqueryPlan(ec *exprCtx, ss sqlparser.SelectStatement) (Node, 
 func (b *binder) joinSubquery(ec *exprCtx, n Node, sq *subqMode, jt exec.JoinType, cond vec.Expr) (int, error) {
 	outerLen := len(ec.rel.node.Schema())
 	var conds []vec.Expr
-	if cond != nil {
+	var inCond vec.Expr
+	if cond != nil && jt == exec.MarkJoin {
+		inCond = cond
+	} else if cond != nil {
 		conds = append(conds, cond)
 	}
 	for _, p := range sq.preds {
@@ -68,7 +71,7 @@ func (b *binder) joinSubquery(ec *exprCtx, n Node, sq *subqMode, jt exec.JoinTyp
 		}
 	}
 	b.marks++
-	j := &Join{Left: ec.rel.node, Right: n, Type: jt, On: on, MarkName: "__mark" + itoa(b.marks)}
+	j := &Join{Left: ec.rel.node, Right: n, Type: jt, On: on, InCond: inCond, MarkName: "__mark" + itoa(b.marks)}
 	ec.rel.node = j
 	ec.sc.fields = j.Schema()
 	return outerLen, nil

@@ -23,7 +23,14 @@ func (p *Planner) join(ctx context.Context, j *logical.Join) (exec.Operator, err
 	}
 	nl := len(j.Left.Schema())
 	var lk, rk, rest []vec.Expr
-	for _, c := range splitAnd(j.On) {
+	keyTerms := splitAnd(j.On)
+	if j.InCond != nil {
+		// x IN (subquery): only the IN comparison is three-valued (the
+		// join's keys); the correlation filters like a WHERE.
+		keyTerms = splitAnd(j.InCond)
+		rest = splitAnd(j.On)
+	}
+	for _, c := range keyTerms {
 		if cmp, ok := c.(*vec.Compare); ok {
 			if a, b, eq := cmp.Equality(); eq {
 				sa, sb := sideOf(a, nl), sideOf(b, nl)
@@ -50,6 +57,23 @@ func (p *Planner) join(ctx context.Context, j *logical.Join) (exec.Operator, err
 		}
 	}
 	if len(lk) == 0 {
+		if j.InCond != nil {
+			// the nested-loop mark is the three-valued OR of its filter
+			all := []vec.Expr{j.InCond}
+			for _, c := range splitAnd(j.On) {
+				t, err := vec.NewIsBool(c, true, false) // the WHERE is two-valued
+				if err != nil {
+					return nil, err
+				}
+				all = append(all, t)
+			}
+			if filter, err = vec.NewAnd(all...); err != nil {
+				return nil, err
+			}
+			if len(all) == 1 {
+				filter = all[0]
+			}
+		}
 		return exec.NewNestedLoopJoin(l, r, j.Type, filter)
 	}
 	return exec.NewHashJoin(l, r, j.Type, lk, rk, filter, nil)
