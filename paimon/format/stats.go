@@ -67,11 +67,9 @@ func statsLiterals(st metadata.TypedStatistics, col *schema.Column, t types.Data
 			return predicate.Decimal{Unscaled: big.NewInt(s.Min()), Scale: t.Scale},
 				predicate.Decimal{Unscaled: big.NewInt(s.Max()), Scale: t.Scale}, true
 		case types.Timestamp, types.TimestampLTZ:
-			unit := schema.TimeUnitMillis
-			if lt, ok := col.LogicalType().(*schema.TimestampLogicalType); ok {
-				unit = lt.TimeUnit()
-			} else if col.ConvertedType() == schema.ConvertedTypes.TimestampMicros {
-				unit = schema.TimeUnitMicros
+			unit, ok := int64TimestampUnit(col)
+			if !ok {
+				return nil, nil, false
 			}
 			return tsLiteral(s.Min(), unit), tsLiteral(s.Max(), unit), true
 		}
@@ -111,6 +109,36 @@ func beTwosComplement(b []byte) *big.Int {
 		v.Sub(v, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
 	}
 	return v
+}
+
+// int64TimestampUnit is the unit of an INT64 timestamp column: from its
+// TIMESTAMP logical type, else its legacy converted type. arrow-go hands the
+// logical type out by value (schema.TimestampLogicalType), the pointer form is
+// accepted too. A TIMESTAMP(MICROS/NANOS, isAdjustedToUTC=false) column, as
+// Paimon writes TIMESTAMP(4..6), carries no converted type, so the logical
+// type must be read or micros would be taken for millis. false when the unit
+// is unknown: the statistics are then not used.
+func int64TimestampUnit(col *schema.Column) (schema.TimeUnitType, bool) {
+	var unit schema.TimeUnitType = schema.TimeUnitUnknown
+	switch lt := col.LogicalType().(type) {
+	case schema.TimestampLogicalType:
+		unit = lt.TimeUnit()
+	case *schema.TimestampLogicalType:
+		unit = lt.TimeUnit()
+	}
+	if unit == schema.TimeUnitUnknown {
+		switch col.ConvertedType() {
+		case schema.ConvertedTypes.TimestampMillis:
+			unit = schema.TimeUnitMillis
+		case schema.ConvertedTypes.TimestampMicros:
+			unit = schema.TimeUnitMicros
+		}
+	}
+	switch unit {
+	case schema.TimeUnitMillis, schema.TimeUnitMicros, schema.TimeUnitNanos:
+		return unit, true
+	}
+	return unit, false
 }
 
 func tsLiteral(v int64, unit schema.TimeUnitType) predicate.Timestamp {

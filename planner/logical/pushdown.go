@@ -55,7 +55,14 @@ func PushFilters(n Node) (Node, error) { return push(n, nil) }
 func push(n Node, preds []vec.Expr) (Node, error) {
 	switch x := n.(type) {
 	case *Filter:
-		return push(x.Input, append(preds, conjuncts(x.Pred)...))
+		for _, c := range conjuncts(x.Pred) {
+			f, err := factorOr(c)
+			if err != nil {
+				return nil, err
+			}
+			preds = append(preds, f...)
+		}
+		return push(x.Input, preds)
 	case *Scan:
 		if len(preds) == 0 {
 			return x, nil
@@ -282,4 +289,81 @@ func refsCol(e vec.Expr, i int) bool {
 		}
 	}
 	return false
+}
+
+// factorOr pulls the conjuncts every branch of an OR shares out of it:
+// (a AND b) OR (a AND c) becomes a, (b OR c) — so a join condition written
+// inside each branch (TPC-H Q19) becomes a join key.
+func factorOr(e vec.Expr) ([]vec.Expr, error) {
+	l, ok := e.(*vec.Logic)
+	if !ok || !l.IsOr || len(l.Args) < 2 {
+		return []vec.Expr{e}, nil
+	}
+	branches := make([][]vec.Expr, len(l.Args))
+	for i, a := range l.Args {
+		branches[i] = conjuncts(a)
+	}
+	var common []vec.Expr
+	for _, c := range branches[0] {
+		k := c.String()
+		inAll := true
+		for _, br := range branches[1:] {
+			found := false
+			for _, d := range br {
+				if d.String() == k {
+					found = true
+					break
+				}
+			}
+			if !found {
+				inAll = false
+				break
+			}
+		}
+		if inAll {
+			dup := false
+			for _, x := range common {
+				if x.String() == k {
+					dup = true
+				}
+			}
+			if !dup {
+				common = append(common, c)
+			}
+		}
+	}
+	if len(common) == 0 {
+		return []vec.Expr{e}, nil
+	}
+	isCommon := func(d vec.Expr) bool {
+		for _, c := range common {
+			if c.String() == d.String() {
+				return true
+			}
+		}
+		return false
+	}
+	rest := make([]vec.Expr, 0, len(branches))
+	for _, br := range branches {
+		var keep []vec.Expr
+		for _, d := range br {
+			if !isCommon(d) {
+				keep = append(keep, d)
+			}
+		}
+		if len(keep) == 0 {
+			// one branch is exactly the common part: the OR is implied by it
+			return common, nil
+		}
+		r, err := andAll(keep)
+		if err != nil {
+			return nil, err
+		}
+		rest = append(rest, r)
+	}
+	or, err := vec.NewOr(rest...)
+	if err != nil {
+		return nil, err
+	}
+	return append(common, or), nil
 }

@@ -127,6 +127,9 @@ type casePiece struct {
 
 func (c *Case) Eval(ctx *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 	n := int(b.NumRows())
+	if n == 0 {
+		return allNull(ctx.Mem, c.T, 0)
+	}
 	nb := int(bitutil.BytesForBits(int64(n)))
 	remaining := make([]byte, nb)
 	bitutil.SetBitsTo(remaining, 0, int64(n), true)

@@ -63,6 +63,14 @@ func subsetBatch(c *Ctx, b arrow.RecordBatch, sel []byte, k int, need []int) (ar
 			continue
 		}
 		fields[i] = f
+		if col := b.Column(i); col.DataType().ID() == arrow.BOOL {
+			// not compute.FilterArray: its BOOLEAN kernel (arrow-go
+			// v18.8.0) drops the values when the input has NULLs (the
+			// per-row writer never advances), so every kept row reads
+			// as NULL/false.
+			cols[i] = filterBool(c.Mem, col.(*array.Boolean), sel, k)
+			continue
+		}
 		out, err := compute.FilterArray(ctx, b.Column(i), filter, *compute.DefaultFilterOptions())
 		if err != nil {
 			return nil, err
@@ -70,6 +78,53 @@ func subsetBatch(c *Ctx, b arrow.RecordBatch, sel []byte, k int, need []int) (ar
 		cols[i] = out
 	}
 	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(k)), nil
+}
+
+// filterBool returns the k rows of a whose bit is set in sel (bit 0 is
+// row 0), values and validity copied bit by bit, runs of selected rows
+// with bitmap copies.
+func filterBool(mem memory.Allocator, a *array.Boolean, sel []byte, k int) arrow.Array {
+	n := a.Len()
+	off := a.Data().Offset()
+	vals := newBitmap(mem, k)
+	var valid *memory.Buffer
+	var srcValid []byte
+	if a.NullN() > 0 {
+		valid = newBitmap(mem, k)
+		srcValid = a.NullBitmapBytes()
+	}
+	var srcVals []byte
+	if bufs := a.Data().Buffers(); len(bufs) > 1 && bufs[1] != nil {
+		srcVals = bufs[1].Bytes()
+	}
+	out := 0
+	for i := 0; i < n && out < k; {
+		if i&7 == 0 && i+8 <= n && sel[i>>3] == 0 {
+			i += 8
+			continue
+		}
+		if !bitutil.BitIsSet(sel, i) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < n && bitutil.BitIsSet(sel, j) {
+			j++
+		}
+		run := j - i
+		if run > k-out {
+			run = k - out
+		}
+		if srcVals != nil {
+			bitutil.CopyBitmap(srcVals, off+i, run, vals.Bytes(), out)
+		}
+		if valid != nil {
+			bitutil.CopyBitmap(srcValid, off+i, run, valid.Bytes(), out)
+		}
+		out += run
+		i = j
+	}
+	return makeFixed(tBool, k, valid, vals)
 }
 
 // evalSelected evaluates e on the selected rows only and returns the k
