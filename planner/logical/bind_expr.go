@@ -488,6 +488,15 @@ func (b *binder) funcExpr(ec *exprCtx, x *sqlparser.FuncExpr) (vec.Expr, error) 
 		return ec.win.add(b, ec, x)
 	case "paimon_filter":
 		return nil, invalidf("FILTER is only allowed on aggregates in the select list and HAVING")
+	case "paimon_interval":
+		if len(x.Exprs) == 1 {
+			if ae, ok := x.Exprs[0].(*sqlparser.AliasedExpr); ok {
+				if v, ok := ae.Expr.(*sqlparser.SQLVal); ok && v.Type == sqlparser.StrVal {
+					return vec.IntervalLiteral(string(v.Val), "")
+				}
+			}
+		}
+		return nil, invalidf("INTERVAL needs a constant string")
 	case "paimon_date", "paimon_timestamp", "paimon_time":
 		if len(x.Exprs) == 1 {
 			if ae, ok := x.Exprs[0].(*sqlparser.AliasedExpr); ok {

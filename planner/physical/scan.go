@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
 )
 
@@ -126,7 +127,7 @@ func (m *maxOneStream) Next() (arrow.RecordBatch, error) {
 	m.seen += b.NumRows()
 	if m.seen > 1 {
 		b.Release()
-		return nil, fmt.Errorf("%w: more than one row returned by a subquery used as an expression", catalog.ErrInvalid)
+		return nil, paimon.Errorf(catalog.ErrInvalid, "more than one row returned by a subquery used as an expression")
 	}
 	return b, nil
 }
