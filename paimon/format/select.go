@@ -7,7 +7,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
@@ -128,7 +127,7 @@ func selectRows(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch
 	}
 	mask := array.NewBoolean(n, memory.NewBufferBytes(keep), nil, 0)
 	defer mask.Release()
-	out, err := compute.FilterRecordBatch(compute.WithAllocator(ctx, mem), rec, mask, compute.DefaultFilterOptions())
+	out, err := predicate.FilterRecord(ctx, mem, rec, mask)
 	if err != nil {
 		return nil, nil, fmt.Errorf("filter: %w", err)
 	}

@@ -55,7 +55,66 @@ func FilterRecord(ctx context.Context, mem memory.Allocator, rec arrow.RecordBat
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-	return compute.FilterRecordBatch(compute.WithAllocator(ctx, mem), rec, mask, compute.DefaultFilterOptions())
+	cols := make([]arrow.Array, rec.NumCols())
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	n := int64(-1)
+	for i := range cols {
+		c, err := FilterArray(ctx, mem, rec.Column(i), mask)
+		if err != nil {
+			return nil, err
+		}
+		cols[i], n = c, int64(c.Len())
+	}
+	if n < 0 {
+		n = int64(countTrue(mask))
+	}
+	return array.NewRecordBatch(rec.Schema(), cols, n), nil
+}
+
+// FilterArray returns the values of a where mask is true (NULL mask entries
+// drop the row). It is compute.FilterArray except for BOOLEAN arrays, whose
+// arrow-go v18.8 kernel loses the values when the input has NULLs (its
+// per-row writer never advances): those are filtered here.
+func FilterArray(ctx context.Context, mem memory.Allocator, a arrow.Array, mask *array.Boolean) (arrow.Array, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	if b, ok := a.(*array.Boolean); ok {
+		if b.Len() != mask.Len() {
+			return nil, fmt.Errorf("filter: mask of %d rows for %d values", mask.Len(), b.Len())
+		}
+		bb := array.NewBooleanBuilder(mem)
+		defer bb.Release()
+		bb.Reserve(countTrue(mask))
+		for i := 0; i < b.Len(); i++ {
+			if !mask.IsValid(i) || !mask.Value(i) {
+				continue
+			}
+			if b.IsNull(i) {
+				bb.UnsafeAppendBoolToBitmap(false)
+			} else {
+				bb.UnsafeAppend(b.Value(i))
+			}
+		}
+		return bb.NewArray(), nil
+	}
+	return compute.FilterArray(compute.WithAllocator(ctx, mem), a, mask, *compute.DefaultFilterOptions())
+}
+
+func countTrue(m *array.Boolean) int {
+	n := 0
+	for i := 0; i < m.Len(); i++ {
+		if m.IsValid(i) && m.Value(i) {
+			n++
+		}
+	}
+	return n
 }
 
 // Apply evaluates p on rec and returns the matching rows (see EvalArrow and
@@ -73,15 +132,6 @@ func Apply(ctx context.Context, mem memory.Allocator, p Predicate, rec arrow.Rec
 	return FilterRecord(ctx, mem, rec, mask)
 }
 
-func countTrue(m *array.Boolean) int {
-	c := 0
-	for i := 0; i < m.Len(); i++ {
-		if m.Value(i) {
-			c++
-		}
-	}
-	return c
-}
 
 func fill(n int, v uint8) []uint8 {
 	out := make([]uint8, n)
