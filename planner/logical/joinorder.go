@@ -264,7 +264,11 @@ func in2(order []int, l, k int) bool {
 
 // Optimize runs the rules in order.
 func Optimize(n Node, est Estimator) (Node, error) {
-	n, err := PushFilters(n)
+	n, err := FoldConstants(n)
+	if err != nil {
+		return nil, err
+	}
+	n, err = PushFilters(n)
 	if err != nil {
 		return nil, err
 	}
