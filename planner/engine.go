@@ -490,4 +490,3 @@ func Run(ctx context.Context, e *Engine, sql string, sess Session, mem memory.Al
 	}
 	return newConcatReader(st.schema, parts), nil
 }
-

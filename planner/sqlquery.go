@@ -14,8 +14,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
-	_ "github.com/paimon-flightsql/paimon-flightsql/planner/funcs" // function registry
 	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
+	_ "github.com/paimon-flightsql/paimon-flightsql/planner/funcs" // function registry
 	"github.com/paimon-flightsql/paimon-flightsql/planner/logical"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/parse"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/physical"

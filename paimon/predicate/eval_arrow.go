@@ -132,7 +132,6 @@ func Apply(ctx context.Context, mem memory.Allocator, p Predicate, rec arrow.Rec
 	return FilterRecord(ctx, mem, rec, mask)
 }
 
-
 func fill(n int, v uint8) []uint8 {
 	out := make([]uint8, n)
 	if v != 0 {

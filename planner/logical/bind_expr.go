@@ -2,9 +2,9 @@ package logical
 
 import (
 	"fmt"
-	"time"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/xwb1989/sqlparser"

@@ -76,7 +76,7 @@ func (s *Scan) Schema() Schema {
 	}
 	return out
 }
-func (s *Scan) Children() []Node         { return nil }
+func (s *Scan) Children() []Node          { return nil }
 func (s *Scan) WithChildren(...Node) Node { return s }
 func (s *Scan) String() string {
 	names := make([]string, len(s.Columns))
@@ -104,10 +104,10 @@ type Values struct {
 	Rows [][]vec.Expr // constant expressions, one per field
 }
 
-func (v *Values) Schema() Schema           { return v.S }
-func (v *Values) Children() []Node         { return nil }
+func (v *Values) Schema() Schema            { return v.S }
+func (v *Values) Children() []Node          { return nil }
 func (v *Values) WithChildren(...Node) Node { return v }
-func (v *Values) String() string           { return fmt.Sprintf("Values rows=%d", len(v.Rows)) }
+func (v *Values) String() string            { return fmt.Sprintf("Values rows=%d", len(v.Rows)) }
 
 // Filter keeps rows where Pred is TRUE.
 type Filter struct {

@@ -34,11 +34,11 @@ type innerRef struct {
 	s   string
 }
 
-func (r *innerRef) Type() arrow.DataType                { return r.t }
-func (r *innerRef) Nullable() bool                      { return r.nul }
-func (r *innerRef) Children() []vec.Expr                { return nil }
-func (r *innerRef) WithChildren([]vec.Expr) vec.Expr    { return r }
-func (r *innerRef) String() string                      { return r.s }
+func (r *innerRef) Type() arrow.DataType             { return r.t }
+func (r *innerRef) Nullable() bool                   { return r.nul }
+func (r *innerRef) Children() []vec.Expr             { return nil }
+func (r *innerRef) WithChildren([]vec.Expr) vec.Expr { return r }
+func (r *innerRef) String() string                   { return r.s }
 func (r *innerRef) Eval(*vec.Ctx, arrow.RecordBatch) (arrow.Array, error) {
 	return nil, unsupportedf("correlated subquery column %s", r.s)
 }

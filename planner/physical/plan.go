@@ -253,10 +253,12 @@ type CountExec struct {
 	n      int64
 }
 
-func (c *CountExec) Schema() *arrow.Schema    { return c.Values.Schema() }
+func (c *CountExec) Schema() *arrow.Schema     { return c.Values.Schema() }
 func (c *CountExec) Children() []exec.Operator { return []exec.Operator{c.scan} } // for EXPLAIN; never executed
-func (c *CountExec) Partitions() int          { return 1 }
+func (c *CountExec) Partitions() int           { return 1 }
 func (c *CountExec) Explain() string {
 	return fmt.Sprintf("Count: %d rows from metadata", c.n)
 }
-func (c *CountExec) Execute(tc *exec.TaskCtx, p int) (exec.Stream, error) { return c.Values.Execute(tc, p) }
+func (c *CountExec) Execute(tc *exec.TaskCtx, p int) (exec.Stream, error) {
+	return c.Values.Execute(tc, p)
+}

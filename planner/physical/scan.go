@@ -25,9 +25,9 @@ type ScanExec struct {
 	Fallback bool
 }
 
-func (s *ScanExec) Schema() *arrow.Schema    { return s.S }
+func (s *ScanExec) Schema() *arrow.Schema     { return s.S }
 func (s *ScanExec) Children() []exec.Operator { return nil }
-func (s *ScanExec) Partitions() int          { return max(1, s.Parts) }
+func (s *ScanExec) Partitions() int           { return max(1, s.Parts) }
 func (s *ScanExec) Explain() string {
 	out := "Scan " + s.Name
 	names := make([]string, s.S.NumFields())
@@ -98,10 +98,10 @@ func (s *scanStream) Close() {
 // MaxOneRow fails when its input has more than one row.
 type MaxOneRow struct{ Input exec.Operator }
 
-func (m *MaxOneRow) Schema() *arrow.Schema    { return m.Input.Schema() }
+func (m *MaxOneRow) Schema() *arrow.Schema     { return m.Input.Schema() }
 func (m *MaxOneRow) Children() []exec.Operator { return []exec.Operator{m.Input} }
-func (m *MaxOneRow) Partitions() int          { return 1 }
-func (m *MaxOneRow) Explain() string          { return "MaxOneRow" }
+func (m *MaxOneRow) Partitions() int           { return 1 }
+func (m *MaxOneRow) Explain() string           { return "MaxOneRow" }
 func (m *MaxOneRow) Execute(tc *exec.TaskCtx, _ int) (exec.Stream, error) {
 	var in exec.Operator = m.Input
 	if in.Partitions() > 1 {

@@ -63,11 +63,11 @@ type Column struct {
 	Null  bool
 }
 
-func (c *Column) Type() arrow.DataType      { return c.T }
-func (c *Column) Nullable() bool            { return c.Null }
-func (c *Column) Children() []Expr          { return nil }
-func (c *Column) WithChildren([]Expr) Expr  { return c }
-func (c *Column) String() string            { return c.Name }
+func (c *Column) Type() arrow.DataType     { return c.T }
+func (c *Column) Nullable() bool           { return c.Null }
+func (c *Column) Children() []Expr         { return nil }
+func (c *Column) WithChildren([]Expr) Expr { return c }
+func (c *Column) String() string           { return c.Name }
 func (c *Column) Eval(_ *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 	if c.Index < 0 || c.Index >= int(b.NumCols()) {
 		return nil, fmt.Errorf("vec: column %s (#%d) outside a batch of %d columns", c.Name, c.Index, b.NumCols())
