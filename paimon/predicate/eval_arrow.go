@@ -104,7 +104,19 @@ func FilterArray(ctx context.Context, mem memory.Allocator, a arrow.Array, mask 
 		}
 		return bb.NewArray(), nil
 	}
-	return compute.FilterArray(compute.WithAllocator(ctx, mem), a, mask, *compute.DefaultFilterOptions())
+	// through the record kernel, which handles nested types (maps, lists)
+	// that compute.FilterArray has no kernel for
+	sc := arrow.NewSchema([]arrow.Field{{Name: "c", Type: a.DataType(), Nullable: true}}, nil)
+	rec := array.NewRecordBatch(sc, []arrow.Array{a}, int64(a.Len()))
+	defer rec.Release()
+	out, err := compute.FilterRecordBatch(compute.WithAllocator(ctx, mem), rec, mask, compute.DefaultFilterOptions())
+	if err != nil {
+		return nil, err
+	}
+	defer out.Release()
+	col := out.Column(0)
+	col.Retain()
+	return col, nil
 }
 
 func countTrue(m *array.Boolean) int {

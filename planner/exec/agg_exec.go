@@ -347,7 +347,14 @@ func (s *aggStream) run() error {
 
 	np := h.Input.Partitions()
 	workers := max(1, min(np, runtime.GOMAXPROCS(0)))
+	// Float sums depend on the order of additions: with them, every input
+	// partition gets its own partial state and the states merge in
+	// partition order, so a query gives the same bits on every run.
+	perPart := h.orderSensitive()
 	parts := make([]*aggPartial, workers)
+	if perPart {
+		parts = make([]*aggPartial, np)
+	}
 	var (
 		next     atomic.Int64
 		wg       sync.WaitGroup
@@ -373,16 +380,27 @@ func (s *aggStream) run() error {
 			}()
 			ec := ctc.EvalCtx()
 			ec.Context = ctx
-			p, err := h.newPartial(ec)
-			if err != nil {
-				fail(err)
-				return
+			var p *aggPartial
+			if !perPart {
+				var err error
+				if p, err = h.newPartial(ec); err != nil {
+					fail(err)
+					return
+				}
+				parts[w] = p
 			}
-			parts[w] = p
 			for {
 				part := int(next.Add(1) - 1)
 				if part >= np {
 					return
+				}
+				if perPart {
+					var err error
+					if p, err = h.newPartial(ec); err != nil {
+						fail(err)
+						return
+					}
+					parts[part] = p
 				}
 				if err := s.consumePartition(&ctc, p, part); err != nil {
 					fail(err)
@@ -550,4 +568,20 @@ func (s *aggStream) finish(parts []*aggPartial) error {
 	ok = true
 	s.cols, s.n, s.pos = cols, n, 0
 	return nil
+}
+
+// orderSensitive reports whether a result depends on the order rows are
+// added in (floating-point SUM, AVG and the variance family).
+func (h *HashAggregate) orderSensitive() bool {
+	for _, a := range h.Aggs {
+		switch aggCanon(a.Func, len(a.Args)) {
+		case "SUM", "AVG", "STDDEV_SAMP", "STDDEV_POP", "VAR_SAMP", "VAR_POP":
+			for _, e := range a.Args {
+				if id := e.Type().ID(); id == arrow.FLOAT32 || id == arrow.FLOAT64 || id == arrow.FLOAT16 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
