@@ -25,6 +25,36 @@ type aggCtx struct {
 	aggNull    []bool
 	pending    bool
 	schema     Schema
+	// shifted: SUM(x ± c) rewritten as SUM(x) ± c*COUNT(x), by key.
+	shifted  map[string]shiftedSum
+	shiftKey string // the last shifted sum aggOf returned
+}
+
+type shiftedSum struct {
+	sum, count int
+	c          *vec.Literal
+	neg        bool
+}
+
+// sumShift recognises SUM(x + c), SUM(c + x) and SUM(x - c) over integers:
+// SUM(x) + c*COUNT(x) exactly (rows where x is NULL count in neither, and
+// no rows give NULL + c*0 = NULL), so many such sums share one SUM and one
+// COUNT (ClickBench Q30 sums ResolutionWidth + 0..89).
+func sumShift(ag exec.AggExpr) (vec.Expr, *vec.Literal, bool, bool) {
+	if ag.Func != "SUM" || ag.Distinct || ag.Filter != nil || len(ag.Args) != 1 {
+		return nil, nil, false, false
+	}
+	ar, ok := ag.Args[0].(*vec.Arith)
+	if !ok || (ar.Op != "+" && ar.Op != "-") || !vec.IsInteger(ar.T) {
+		return nil, nil, false, false
+	}
+	if l, ok := ar.R.(*vec.Literal); ok && l.Value.IsValid() && vec.IsInteger(l.Type()) && vec.IsInteger(ar.L.Type()) {
+		return ar.L, l, ar.Op == "-", true
+	}
+	if l, ok := ar.L.(*vec.Literal); ok && ar.Op == "+" && l.Value.IsValid() && vec.IsInteger(l.Type()) && vec.IsInteger(ar.R.Type()) {
+		return ar.R, l, false, true
+	}
+	return nil, nil, false, false
 }
 
 func (a *aggCtx) addGroup(e vec.Expr, name string) int {
@@ -273,6 +303,32 @@ func (a *aggCtx) aggOf(b *binder, e sqlparser.Expr) (int, error) {
 	}
 	ag.Filter = filter
 	key := aggString(ag)
+	if x, c, neg, ok := sumShift(ag); ok {
+		if sh, done := a.shifted[key]; done {
+			a.shiftKey = key
+			return -1 - sh.sum, nil
+		}
+		si, err := a.register(exec.AggExpr{Func: "SUM", Args: []vec.Expr{x}})
+		if err != nil {
+			return 0, err
+		}
+		ci, err := a.register(exec.AggExpr{Func: "COUNT", Args: []vec.Expr{x}})
+		if err != nil {
+			return 0, err
+		}
+		if a.shifted == nil {
+			a.shifted = map[string]shiftedSum{}
+		}
+		a.shifted[key] = shiftedSum{sum: si, count: ci, c: c, neg: neg}
+		a.shiftKey = key
+		return -1 - si, nil
+	}
+	return a.register(ag)
+}
+
+// register adds an aggregate (deduplicated by its text) and returns its index.
+func (a *aggCtx) register(ag exec.AggExpr) (int, error) {
+	key := aggString(ag)
 	for i, k := range a.aggKeys {
 		if k == key {
 			return i, nil
@@ -319,6 +375,10 @@ func (a *aggCtx) match(b *binder, ec *exprCtx, e sqlparser.Expr) (vec.Expr, bool
 			i, err := a.aggOf(b, x)
 			if err != nil {
 				return nil, true, err
+			}
+			if i < 0 {
+				r, err := a.shiftedExpr(a.shifted[a.shiftKey])
+				return r, true, err
 			}
 			return a.schema.Col(len(a.groups) + i), true, nil
 		}
@@ -424,4 +484,24 @@ func (a *aggCtx) grouping(b *binder, x *sqlparser.FuncExpr) (vec.Expr, error) {
 func mustNum(s string) vec.Expr {
 	l, _ := vec.NumberLiteral(s)
 	return l
+}
+
+// shiftedExpr is SUM(x) ± c*COUNT(x) over the Aggregate's columns.
+func (a *aggCtx) shiftedExpr(sh shiftedSum) (vec.Expr, error) {
+	sum := a.schema.Col(len(a.groups) + sh.sum)
+	cnt := a.schema.Col(len(a.groups) + sh.count)
+	prod, err := vec.NewArith("*", sh.c, cnt)
+	if err != nil {
+		return nil, err
+	}
+	op := "+"
+	if sh.neg {
+		op = "-"
+	}
+	out, err := vec.NewArith(op, sum, prod)
+	if err != nil {
+		return nil, err
+	}
+	// keep SUM's result type (DECIMAL(38,0))
+	return vec.ImplicitCast(out, a.schema[len(a.groups)+sh.sum].Type)
 }
