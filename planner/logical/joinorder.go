@@ -14,11 +14,17 @@ func DefaultEstimate(leaf func(*Scan) float64) Estimator {
 	est = func(n Node) float64 {
 		switch x := n.(type) {
 		case *Scan:
+			// 0.3 per constrained column (a BETWEEN's two conjuncts are one
+			// range), at most three
 			v := leaf(x)
-			for i := range x.Filters {
-				if i < 3 {
-					v *= 0.3
+			cols := map[int]bool{}
+			for _, f := range x.Filters {
+				for _, c := range vec.Columns(f) {
+					cols[c] = true
 				}
+			}
+			for i := 0; i < len(cols) && i < 3; i++ {
+				v *= 0.3
 			}
 			return max(v, 1)
 		case *Filter:
