@@ -274,28 +274,55 @@ func aggSumInts[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32](a *agg
 	return nil
 }
 
+// aggSumDecimals adds DECIMAL values into the groups' int64 sums; a value
+// wider than int64, or an add that would overflow a group's int64, moves
+// into the 128-bit (then big.Int) part, so the total stays exact.
 func aggSumDecimals(a *aggSum, vals []decimal128.Num, mask []byte, gids []int32) {
 	vals = vals[:len(gids)]
 	cnt, s := a.cnt, a.s
+	if mask == nil {
+		for r, g := range gids {
+			v := vals[r]
+			x := int64(v.LowBits())
+			cnt[g]++
+			old := s[g]
+			sum := old + x
+			if v.HighBits() != x>>63 || (old^sum)&(x^sum) < 0 {
+				aggSumDecimalSlow(a, g, v)
+				continue
+			}
+			s[g] = sum
+		}
+		return
+	}
+	mask = mask[:(len(gids)+7)/8]
 	for r, g := range gids {
-		if mask != nil && !bitutil.BitIsSet(mask, r) {
+		if mask[r>>3]&(1<<(r&7)) == 0 {
 			continue
 		}
-		cnt[g]++
 		v := vals[r]
 		x := int64(v.LowBits())
-		if v.HighBits() != x>>63 { // needs more than 64 bits
-			a.add128(g, v)
-			continue
-		}
+		cnt[g]++
 		old := s[g]
 		sum := old + x
-		if (old^sum)&(x^sum) < 0 {
-			a.add128(g, decimal128.FromI64(old))
-			sum = x
+		if v.HighBits() != x>>63 || (old^sum)&(x^sum) < 0 {
+			aggSumDecimalSlow(a, g, v)
+			continue
 		}
 		s[g] = sum
 	}
+}
+
+// aggSumDecimalSlow adds v to group g when it is wider than int64 or the
+// group's int64 sum would overflow (cnt is already counted).
+func aggSumDecimalSlow(a *aggSum, g int32, v decimal128.Num) {
+	x := int64(v.LowBits())
+	if v.HighBits() != x>>63 {
+		a.add128(g, v)
+		return
+	}
+	a.add128(g, decimal128.FromI64(a.s[g]))
+	a.s[g] = x
 }
 
 func (a *aggSum) merge(src aggAcc, gmap []int32) error {

@@ -351,6 +351,7 @@ func (a *Arith) evalDec(mem memory.Allocator, n int, x, y operand, valid *memory
 			}
 			switch {
 			case xs != nil && ys != nil:
+				xs, ys := xs[:len(r)], ys[:len(r)]
 				for i := range r {
 					r[i] = decimal128.FromI64(int64(xs[i].LowBits())*mx + int64(ys[i].LowBits())*my)
 				}
@@ -367,44 +368,148 @@ func (a *Arith) evalDec(mem memory.Allocator, n int, x, y operand, valid *memory
 			}
 			break
 		}
+		// Wider result: rows whose operands fit int64 and whose rescaled
+		// sum does not overflow int64 stay in int64 (|sum| < 2^63 < 10^19,
+		// inside any precision ≥ 19); the others take the 128-bit path.
 		capped := dt.Precision == 38
-		for i := range r {
-			p, ok1 := rescale(at(xs, xc, i), dx.Scale, dt.Scale)
-			q, ok2 := rescale(at(ys, yc, i), dy.Scale, dt.Scale)
-			var s num
-			var ok3 bool
-			if sub {
-				s, ok3 = subNum(p, q)
-			} else {
-				s, ok3 = addNum(p, q)
-			}
-			if !(ok1 && ok2 && ok3) || capped && !fitsPrec(s, 38) {
-				if ok(i) {
-					return fail(i)
+		kx, ky := dt.Scale-dx.Scale, dt.Scale-dy.Scale // ≥ 0: the result scale is the larger
+		if kx > 18 || ky > 18 {
+			for i := range r {
+				s, good := decAddSlow(at(xs, xc, i), at(ys, yc, i), dx.Scale, dy.Scale, dt.Scale, sub, capped)
+				if !good {
+					if ok(i) {
+						return fail(i)
+					}
+					s = num{}
 				}
-				s = num{}
+				r[i] = s
 			}
-			r[i] = s
+			break
+		}
+		mx, my := pow10i64[kx], pow10i64[ky]
+		switch {
+		case xs != nil && ys != nil:
+			xs, ys := xs[:len(r)], ys[:len(r)]
+			for i := range r {
+				p, q := xs[i], ys[i]
+				u, v := int64(p.LowBits()), int64(q.LowBits())
+				if p.HighBits() == u>>63 && q.HighBits() == v>>63 {
+					if s, good := addScaled64(u, mx, v, my, sub); good {
+						r[i] = decimal128.FromI64(s)
+						continue
+					}
+				}
+				s, good := decAddSlow(p, q, dx.Scale, dy.Scale, dt.Scale, sub, capped)
+				if !good {
+					if ok(i) {
+						return fail(i)
+					}
+					s = num{}
+				}
+				r[i] = s
+			}
+		default: // one side is a constant: scale it once
+			arr, c := xs, yc
+			ma, mc := mx, my
+			if xs == nil {
+				arr, c = ys, xc
+				ma, mc = my, mx
+			}
+			cv := int64(c.LowBits())
+			cs, cok := cv, c.HighBits() == cv>>63
+			if cok {
+				cs, cok = scale64(cv, mc)
+			}
+			for i, p := range arr {
+				u := int64(p.LowBits())
+				if cok && p.HighBits() == u>>63 {
+					if us, good := scale64(u, ma); good {
+						var s int64
+						if xs == nil { // c op p
+							s, good = addSub64(cs, us, sub)
+						} else {
+							s, good = addSub64(us, cs, sub)
+						}
+						if good {
+							r[i] = decimal128.FromI64(s)
+							continue
+						}
+					}
+				}
+				s, good := decAddSlow(at(xs, xc, i), at(ys, yc, i), dx.Scale, dy.Scale, dt.Scale, sub, capped)
+				if !good {
+					if ok(i) {
+						return fail(i)
+					}
+					s = num{}
+				}
+				r[i] = s
+			}
 		}
 	case "*":
-		small := dx.Precision <= 18 && dy.Precision <= 18
+		// A product of two int64 is below 2^126 < 10^38 in magnitude, so
+		// rows whose operands fit int64 need neither a 128-bit multiply nor
+		// a precision check; the rest go through mulNum.
 		check := dx.Precision+dy.Precision > 38
-		for i := range r {
-			p, q := at(xs, xc, i), at(ys, yc, i)
-			var m num
-			good := true
-			if small {
-				m = mul64(int64(p.LowBits()), int64(q.LowBits()))
-			} else {
-				m, good = mulNum(p, q)
-			}
-			if !good || check && !fitsPrec(m, 38) {
-				if ok(i) {
-					return fail(i)
+		switch {
+		case xs != nil && ys != nil:
+			xs, ys := xs[:len(r)], ys[:len(r)]
+			if dx.Precision <= 18 && dy.Precision <= 18 { // valid values fit int64
+				for i := range r {
+					r[i] = mulI64(int64(xs[i].LowBits()), int64(ys[i].LowBits()))
 				}
-				m = num{}
+				break
 			}
-			r[i] = m
+			for i := range r {
+				p, q := xs[i], ys[i]
+				u, v := int64(p.LowBits()), int64(q.LowBits())
+				if p.HighBits() == u>>63 && q.HighBits() == v>>63 {
+					r[i] = mulI64(u, v)
+					continue
+				}
+				m, good := decMulSlow(p, q, check)
+				if !good {
+					if ok(i) {
+						return fail(i)
+					}
+					m = num{}
+				}
+				r[i] = m
+			}
+		default:
+			arr, c := xs, yc
+			if xs == nil {
+				arr, c = ys, xc
+			}
+			cv := int64(c.LowBits())
+			if c.HighBits() != cv>>63 {
+				for i, p := range arr {
+					m, good := decMulSlow(p, c, check)
+					if !good {
+						if ok(i) {
+							return fail(i)
+						}
+						m = num{}
+					}
+					r[i] = m
+				}
+				break
+			}
+			for i, p := range arr {
+				u := int64(p.LowBits())
+				if p.HighBits() == u>>63 {
+					r[i] = mulI64(u, cv)
+					continue
+				}
+				m, good := decMulSlow(p, c, check)
+				if !good {
+					if ok(i) {
+						return fail(i)
+					}
+					m = num{}
+				}
+				r[i] = m
+			}
 		}
 	case "%":
 		nz := newBitmap(mem, n)
@@ -441,13 +546,79 @@ func (a *Arith) evalDec(mem memory.Allocator, n int, x, y operand, valid *memory
 }
 
 // mul64 is the exact 128-bit product of two int64.
-func mul64(x, y int64) num {
-	hi, lo := bits.Mul64(absU(x), absU(y))
-	r := decimal128.New(int64(hi), lo)
-	if (x < 0) != (y < 0) {
-		r = r.Negate()
+func mul64(x, y int64) num { return mulI64(x, y) }
+
+// mulI64 is the exact product of two int64 as a Num (|x*y| ≤ 2^126, so it
+// always fits DECIMAL(38)); branch-free sign handling.
+func mulI64(x, y int64) num {
+	sx, sy := x>>63, y>>63
+	hi, lo := bits.Mul64(uint64((x^sx)-sx), uint64((y^sy)-sy))
+	s := uint64(sx ^ sy) // all ones when the product is negative
+	lo, c := bits.Add64(lo^s, s&1, 0)
+	return decimal128.New(int64((hi^s)+c), lo)
+}
+
+// scale64 returns x*m (m = 10^k > 0), false when it overflows int64.
+func scale64(x, m int64) (int64, bool) {
+	if m == 1 {
+		return x, true
 	}
-	return r
+	hi, lo := bits.Mul64(absU(x), uint64(m))
+	if hi != 0 || lo > math.MaxInt64 {
+		return 0, false
+	}
+	if x < 0 {
+		return -int64(lo), true
+	}
+	return int64(lo), true
+}
+
+// addSub64 returns a+b (a-b when sub), false on int64 overflow.
+func addSub64(a, b int64, sub bool) (int64, bool) {
+	if sub {
+		s := a - b
+		return s, (a^b)&(a^s) >= 0
+	}
+	s := a + b
+	return s, (a^s)&(b^s) >= 0
+}
+
+// addScaled64 returns u*mu ± v*mv in int64, false on overflow.
+func addScaled64(u, mu, v, mv int64, sub bool) (int64, bool) {
+	a, ok1 := scale64(u, mu)
+	b, ok2 := scale64(v, mv)
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	return addSub64(a, b, sub)
+}
+
+// decAddSlow is the 128-bit p ± q at scale st, false on overflow (or past
+// 38 digits when capped).
+func decAddSlow(p, q num, sx, sy, st int32, sub, capped bool) (num, bool) {
+	p, ok1 := rescale(p, sx, st)
+	q, ok2 := rescale(q, sy, st)
+	var s num
+	var ok3 bool
+	if sub {
+		s, ok3 = subNum(p, q)
+	} else {
+		s, ok3 = addNum(p, q)
+	}
+	if !(ok1 && ok2 && ok3) || capped && !fitsPrec(s, 38) {
+		return num{}, false
+	}
+	return s, true
+}
+
+// decMulSlow is the 128-bit p * q, false when it does not fit (or, with
+// check, exceeds 38 digits).
+func decMulSlow(p, q num, check bool) (num, bool) {
+	m, good := mulNum(p, q)
+	if !good || check && !fitsPrec(m, 38) {
+		return num{}, false
+	}
+	return m, true
 }
 
 func (ng *Neg) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
