@@ -575,6 +575,8 @@ func (s *aggStream) finish(parts []*aggPartial) error {
 func (h *HashAggregate) orderSensitive() bool {
 	for _, a := range h.Aggs {
 		switch aggCanon(a.Func, len(a.Args)) {
+		case "STRING_AGG", "ANY_VALUE":
+			return true
 		case "SUM", "AVG", "STDDEV_SAMP", "STDDEV_POP", "VAR_SAMP", "VAR_POP":
 			for _, e := range a.Args {
 				if id := e.Type().ID(); id == arrow.FLOAT32 || id == arrow.FLOAT64 || id == arrow.FLOAT16 {

@@ -2,8 +2,10 @@ package exec
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
 )
@@ -104,14 +106,65 @@ func (s *distinctStream) batch(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 	}
 	switch len(s.idx) {
 	case n:
-		return b, nil
+		return canonZeros(s.ec, b)
 	case 0:
 		b.Release()
 		return nil, nil
 	}
 	out, err := TakeBatch(s.ec, b, s.idx)
 	b.Release()
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return canonZeros(s.ec, out)
+}
+
+// canonZeros turns -0.0 into 0.0 in float columns (they are one DISTINCT
+// value; which one a partition met first must not show in the result).
+// It takes ownership of b.
+func canonZeros(ec *vec.Ctx, b arrow.RecordBatch) (arrow.RecordBatch, error) {
+	var cols []arrow.Array
+	for i, c := range b.Columns() {
+		f, ok := c.(*array.Float64)
+		if !ok {
+			continue
+		}
+		neg := false
+		for _, v := range f.Float64Values() {
+			if v == 0 && math.Signbit(v) {
+				neg = true
+				break
+			}
+		}
+		if !neg {
+			continue
+		}
+		if cols == nil {
+			cols = append([]arrow.Array(nil), b.Columns()...)
+		}
+		fb := array.NewFloat64Builder(ec.Mem)
+		fb.Reserve(f.Len())
+		for r := 0; r < f.Len(); r++ {
+			if f.IsNull(r) {
+				fb.AppendNull()
+				continue
+			}
+			v := f.Value(r)
+			if v == 0 {
+				v = 0
+			}
+			fb.UnsafeAppend(v)
+		}
+		cols[i] = fb.NewArray()
+		fb.Release()
+		defer cols[i].Release()
+	}
+	if cols == nil {
+		return b, nil
+	}
+	out := array.NewRecordBatch(b.Schema(), cols, b.NumRows())
+	b.Release()
+	return out, nil
 }
 
 func (s *distinctStream) Close() {
