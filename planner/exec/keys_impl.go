@@ -20,6 +20,12 @@ import (
 //   - one STRING/BINARY (or LARGE_*) column: keys of at most 8 bytes are
 //     packed into a uint64 (with the length as a tag), longer keys hashed
 //     into a byte table (ktStr, keys_bytes.go);
+//   - several columns, each fixed-width (not float), BOOLEAN or
+//     STRING/BINARY, whose values pack into 96 bits with a validity
+//     field per column (strings at most k bytes, k chosen at the first
+//     batch): a ktU64Map over (key, tag) (ktPacked, keys_packed.go); it
+//     turns into a ktGen, keeping ids, when a later batch holds a longer
+//     string;
 //   - anything else (several columns, decimals, fixed-size binary, NULL
 //     type...): each row's key is encoded into bytes column by column and
 //     hashed (ktGen, keys_bytes.go).
@@ -62,6 +68,9 @@ func NewKeyTable(types []arrow.DataType) KeyTable {
 		if w, ok := ktFixedWidth(t); ok && (w == 1 || w == 2 || w == 4 || w == 8) {
 			return &ktInt{types: types, w: w, kind: ktKindInt, nullID: -1}
 		}
+	}
+	if p := newKtPacked(types); p != nil {
+		return p
 	}
 	return newKtGen(types)
 }

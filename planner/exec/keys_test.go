@@ -94,7 +94,7 @@ func (r *ktRef) lookup(cols []arrow.Array, n int) []int32 {
 
 // ktCompare inserts then looks up batches into a fresh table and the
 // reference and compares ids and Keys.
-func ktCompare(t *testing.T, mem memory.Allocator, types []arrow.DataType, inserts, lookups [][]arrow.Array) {
+func ktCompare(t *testing.T, mem memory.Allocator, types []arrow.DataType, inserts, lookups [][]arrow.Array) KeyTable {
 	t.Helper()
 	kt := NewKeyTable(types)
 	var ref ktRef
@@ -158,6 +158,7 @@ func ktCompare(t *testing.T, mem memory.Allocator, types []arrow.DataType, inser
 	if kt.Bytes() <= 0 {
 		t.Fatalf("Bytes %d", kt.Bytes())
 	}
+	return kt
 }
 
 func ktReleaseAll(bs ...[]arrow.Array) {
