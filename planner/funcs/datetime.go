@@ -15,62 +15,15 @@ import (
 // (12.345678 s -> 12345 ms), dow is 0 = Sunday, isodow 1 = Monday, week is
 // the ISO week, epoch is DOUBLE seconds (also for DATE), julian is DOUBLE.
 
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
-}
+func floorDiv(a, b int64) int64 { return vec.FloorDiv(a, b) }
 
-// daysFromCivil / civilFromDays: Howard Hinnant's algorithms (proleptic
-// Gregorian, astronomical year numbering).
-func daysFromCivil(y, m, d int64) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := floorDiv(y, 400)
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
-}
+func daysFromCivil(y, m, d int64) int64 { return vec.DaysFromCivil(y, m, d) }
 
-func civilFromDays(z int64) (y, m, d int64) {
-	z += 719468
-	era := floorDiv(z, 146097)
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	y = yoe + era*400
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d = doy - (153*mp+2)/5 + 1
-	if mp < 10 {
-		m = mp + 3
-	} else {
-		m = mp - 9
-	}
-	if m <= 2 {
-		y++
-	}
-	return
-}
+func civilFromDays(z int64) (y, m, d int64) { return vec.CivilFromDays(z) }
 
 func isLeap(y int64) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
 
-func daysInMonth(y, m int64) int64 {
-	switch m {
-	case 2:
-		if isLeap(y) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
+func daysInMonth(y, m int64) int64 { return vec.DaysInMonth(y, m) }
 
 // weekday: 0 = Sunday (1970-01-01 was a Thursday).
 func weekday(days int64) int64 { return floorDiv(days+4, 7)*-7 + days + 4 }

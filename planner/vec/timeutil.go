@@ -402,3 +402,18 @@ func timeOut(mem memory.Allocator, a arrow.Array, nods []int64, to arrow.DataTyp
 	}
 	return nil
 }
+
+// The proleptic Gregorian calendar, shared with planner/funcs (one
+// calendar for the engine).
+
+// DaysFromCivil is the day number (0 = 1970-01-01) of y-m-d.
+func DaysFromCivil(y, m, d int64) int64 { return daysFromCivil(y, m, d) }
+
+// CivilFromDays is the y-m-d of a day number.
+func CivilFromDays(z int64) (y, m, d int64) { return civilFromDays(z) }
+
+// DaysInMonth is the number of days of month m of year y.
+func DaysInMonth(y, m int64) int64 { return daysIn(y, m) }
+
+// FloorDiv divides rounding toward negative infinity.
+func FloorDiv(a, b int64) int64 { return floorDiv(a, b) }
