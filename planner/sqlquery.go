@@ -235,6 +235,12 @@ func (q *sqlQuery) explain(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	_ = scans
+	return planLines(op), nil
+}
+
+// planLines renders an operator tree, root first, two spaces per level,
+// each scan followed by its pushed filter and pruning counters.
+func planLines(op exec.Operator) []string {
 	var lines []string
 	var walk func(exec.Operator, int)
 	walk = func(o exec.Operator, d int) {
@@ -251,7 +257,7 @@ func (q *sqlQuery) explain(ctx context.Context) ([]string, error) {
 		}
 	}
 	walk(op, 0)
-	return lines, nil
+	return lines
 }
 
 func scanStatLines(ind string, st catalog.ScanStats, splits int) []string {
@@ -307,22 +313,7 @@ func (q *sqlQuery) explainAnalyze(ctx context.Context, mem memory.Allocator) ([]
 	s.Close()
 	elapsed := time.Since(start)
 	_ = scans
-	var lines []string
-	var walk func(exec.Operator, int)
-	walk = func(o exec.Operator, d int) {
-		ind := strings.Repeat("  ", d)
-		lines = append(lines, ind+o.Explain())
-		if se, ok := o.(*physical.ScanExec); ok {
-			if se.Filter != "" {
-				lines = append(lines, ind+"  pushed filter: "+se.Filter)
-			}
-			lines = append(lines, scanStatLines(ind+"  ", se.Scan.Stats(), se.Scan.NumSplits())...)
-		}
-		for _, ch := range o.Children() {
-			walk(ch, d+1)
-		}
-	}
-	walk(op, 0)
+	lines := planLines(op)
 	lines = append(lines, fmt.Sprintf("executed: %d rows in %s, peak memory %d bytes", rows, elapsed.Round(time.Microsecond), tc.Budget.Peak()))
 	return lines, nil
 }
