@@ -115,7 +115,8 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		return nil, unsupportedf("correlated reference outside the subquery's WHERE conjuncts")
 	}
 
-	items, err := expandStars(sel.SelectExprs, rel.node.Schema())
+	// * is the FROM relation's columns, not those WHERE subqueries joined in.
+	items, err := expandStars(sel.SelectExprs, fi.node.Schema())
 	if err != nil {
 		return nil, err
 	}
