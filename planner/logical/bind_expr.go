@@ -326,7 +326,7 @@ func (b *binder) binary(ec *exprCtx, x *sqlparser.BinaryExpr) (vec.Expr, error) 
 	case sqlparser.PlusStr, sqlparser.MinusStr, sqlparser.MultStr, sqlparser.DivStr, sqlparser.ModStr, sqlparser.IntDivStr:
 		return vec.NewArith(x.Operator, l, r)
 	case parse.ConcatOp, sqlparser.BitOrStr:
-		return vec.NewCall("CONCAT_STRICT", []vec.Expr{l, r})
+		return concatStrict(l, r)
 	}
 	return nil, unsupportedf("operator %s", x.Operator)
 }
@@ -590,4 +590,28 @@ func (b *binder) args(ec *exprCtx, x *sqlparser.FuncExpr) ([]vec.Expr, error) {
 		out[i] = a
 	}
 	return out, nil
+}
+
+// concatStrict is a || b: NULL when either side is NULL (CONCAT skips NULLs).
+func concatStrict(l, r vec.Expr) (vec.Expr, error) {
+	c, err := vec.NewCall("CONCAT", []vec.Expr{l, r})
+	if err != nil {
+		return nil, err
+	}
+	if !l.Nullable() && !r.Nullable() {
+		return c, nil
+	}
+	ln, err := vec.NewIsNull(l, false)
+	if err != nil {
+		return nil, err
+	}
+	rn, err := vec.NewIsNull(r, false)
+	if err != nil {
+		return nil, err
+	}
+	either, err := vec.NewOr(ln, rn)
+	if err != nil {
+		return nil, err
+	}
+	return vec.NewCase([]vec.Expr{either}, []vec.Expr{vec.NullLiteral(arrow.BinaryTypes.String)}, c)
 }
