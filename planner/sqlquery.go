@@ -246,6 +246,9 @@ func planLines(op exec.Operator) []string {
 	walk = func(o exec.Operator, d int) {
 		ind := strings.Repeat("  ", d)
 		lines = append(lines, ind+o.Explain())
+		if c, ok := o.(*physical.Counted); ok {
+			o = c.Op
+		}
 		if se, ok := o.(*physical.ScanExec); ok {
 			if se.Filter != "" {
 				lines = append(lines, ind+"  pushed filter: "+se.Filter)
@@ -282,10 +285,15 @@ func scanStatLines(ind string, st catalog.ScanStats, splits int) []string {
 }
 
 func (q *sqlQuery) explainAnalyze(ctx context.Context, mem memory.Allocator) ([]string, error) {
-	op, scans, err := q.operator(ctx, nil)
+	if q.plan == nil {
+		return nil, unsupportedf("EXPLAIN ANALYZE of a statement with parameters")
+	}
+	pp := &physical.Planner{Concurrency: q.e.opts.Concurrency, Analyze: true}
+	op, err := pp.Plan(ctx, q.plan)
 	if err != nil {
 		return nil, err
 	}
+	scans := pp.Scans
 	start := time.Now()
 	var root exec.Operator = op
 	if root.Partitions() > 1 {
@@ -314,6 +322,22 @@ func (q *sqlQuery) explainAnalyze(ctx context.Context, mem memory.Allocator) ([]
 	elapsed := time.Since(start)
 	_ = scans
 	lines := planLines(op)
+	// actual rows after each operator line (same walk order as planLines)
+	i := 0
+	var walk func(exec.Operator)
+	walk = func(o exec.Operator) {
+		for i < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i]), "pushed filter:") || i < len(lines) && isStatLine(lines[i]) {
+			i++
+		}
+		if c, ok := o.(*physical.Counted); ok && i < len(lines) {
+			lines[i] += fmt.Sprintf(" (actual rows=%d)", c.Rows())
+		}
+		i++
+		for _, ch := range o.Children() {
+			walk(ch)
+		}
+	}
+	walk(op)
 	lines = append(lines, fmt.Sprintf("executed: %d rows in %s, peak memory %d bytes", rows, elapsed.Round(time.Microsecond), tc.Budget.Peak()))
 	return lines, nil
 }
@@ -513,4 +537,15 @@ func rowCount(op exec.Operator) (int64, bool) {
 		return n, true
 	}
 	return 0, false
+}
+
+// isStatLine: the scan counter lines planLines adds under a scan.
+func isStatLine(l string) bool {
+	t := strings.TrimSpace(l)
+	for _, p := range []string{"pushed filter:", "snapshot:", "splits:", "manifests:", "data files:", "row groups:", "deletion vectors:", "residual:"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
 }

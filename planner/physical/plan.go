@@ -22,6 +22,8 @@ type Planner struct {
 	Concurrency int
 	// Scans are the planned catalog scans, in plan order (EXPLAIN, metrics).
 	Scans []*ScanExec
+	// Analyze wraps every operator in a Counted (EXPLAIN ANALYZE).
+	Analyze bool
 }
 
 // Plan lowers n. Scans are planned now (metadata only).
@@ -33,6 +35,14 @@ func (p *Planner) Plan(ctx context.Context, n logical.Node) (exec.Operator, erro
 }
 
 func (p *Planner) plan(ctx context.Context, n logical.Node) (exec.Operator, error) {
+	op, err := p.lower(ctx, n)
+	if err != nil || !p.Analyze {
+		return op, err
+	}
+	return &Counted{Op: op}, nil
+}
+
+func (p *Planner) lower(ctx context.Context, n logical.Node) (exec.Operator, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
