@@ -14,8 +14,10 @@ import (
 
 // adapt converts an array decoded from the file (whose Paimon type in the
 // file's schema version is fileType) to ArrowType(target): nested fields are
-// matched by field id, missing nested fields become NULL, and primitive types
-// are cast (widening) or re-labelled (timestamp zone). The result is a new
+// matched by field id, missing nested fields become NULL, primitive types
+// changed by ALTER TABLE are cast with Java's semantics (javaCast), and
+// same-type arrays in another Arrow layout are converted or re-labelled
+// (timestamp zone). The result is a new
 // reference the caller must release; arr is not released.
 func adapt(ctx context.Context, mem memory.Allocator, arr arrow.Array, fileType, target types.DataType) (arrow.Array, error) {
 	d, err := adaptData(ctx, mem, arr.Data(), fileType, target)
@@ -109,6 +111,19 @@ func adaptData(ctx context.Context, mem memory.Allocator, d arrow.ArrayData, fil
 		return array.NewData(want, d.Len(), d.Buffers(), []arrow.ArrayData{e}, d.NullN(), d.Offset()), nil
 	}
 
+	if !fileType.Equal(target.WithNullable(fileType.Nullable)) && !(fileType.Root == types.Time && target.Root == types.Time) {
+		// A type change by ALTER TABLE: Java's cast semantics (cast.go).
+		in := array.MakeFromData(d)
+		defer in.Release()
+		out, err := javaCast(mem, in, fileType, target)
+		if err != nil {
+			return nil, err
+		}
+		defer out.Release()
+		od := out.Data()
+		od.Retain()
+		return od, nil
+	}
 	got := d.DataType()
 	if arrow.TypeEqual(got, want) {
 		d.Retain()
