@@ -26,9 +26,9 @@ import (
 type family int
 
 const (
-	famNone family = iota
-	famInt         // TINYINT SMALLINT INT BIGINT (INTEGER_NUMERIC)
-	famApprox      // FLOAT DOUBLE (APPROXIMATE_NUMERIC)
+	famNone   family = iota
+	famInt           // TINYINT SMALLINT INT BIGINT (INTEGER_NUMERIC)
+	famApprox        // FLOAT DOUBLE (APPROXIMATE_NUMERIC)
 	famDecimal
 	famBool
 	famChar   // CHAR VARCHAR (CHARACTER_STRING)
