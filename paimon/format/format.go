@@ -8,7 +8,8 @@
 // Primary-key system columns (_KEY_*, _SEQUENCE_NUMBER, _VALUE_KIND) are read
 // when requested with KeyField, SequenceNumberField and ValueKindField.
 //
-// Parquet (parquet.go) and ORC (orc.go, decoded by package orc) are
+// Parquet (parquet.go), ORC (orc.go, decoded by package orc) and Avro
+// (avro.go, containers read by the paimon package's OCF reader) are
 // implemented; Open is the single dispatch point on the file extension.
 package format
 
@@ -219,6 +220,8 @@ func Open(r io.ReaderAt, size int64, name string, fileFields []types.DataField) 
 		return OpenParquet(r, size, name, fileFields)
 	case ".orc":
 		return OpenORC(r, size, name, fileFields)
+	case ".avro":
+		return OpenAvro(r, size, name, fileFields)
 	default:
 		return nil, fmt.Errorf("%w %q: %s", ErrUnsupportedFormat, ext, name)
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -287,12 +286,7 @@ func canonicalBatch(t *testing.T, b arrow.RecordBatch) []string {
 			t.Fatal(err)
 		}
 		for i := 0; i < sc.NumFields(); i++ {
-			if sc.Field(i).Type.ID() == arrow.BINARY {
-				if s, ok := m[sc.Field(i).Name].(string); ok {
-					raw, _ := base64.StdEncoding.DecodeString(s)
-					m[sc.Field(i).Name] = string(raw)
-				}
-			}
+			m[sc.Field(i).Name] = binaryAsText(sc.Field(i).Type, m[sc.Field(i).Name])
 		}
 		c, _ := json.Marshal(canon(m))
 		out = append(out, string(c))
