@@ -118,7 +118,9 @@ func (f *AvroFile) NumRowGroups() int { return 1 }
 func (f *AvroFile) RowGroupNumRows(int) int64 { return f.numRows }
 
 // RowGroupStats implements DataFile: Avro files carry no statistics.
-func (f *AvroFile) RowGroupStats(int, []types.DataField) predicate.MapStats { return predicate.MapStats{} }
+func (f *AvroFile) RowGroupStats(int, []types.DataField) predicate.MapStats {
+	return predicate.MapStats{}
+}
 
 // resolve locates a requested field among the writer schema's top-level
 // fields (top = -1: not in the file, all NULL), by the name the file's
