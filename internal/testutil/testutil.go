@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -128,4 +129,55 @@ func CheckedAllocator(tb testing.TB) *memory.CheckedAllocator {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	tb.Cleanup(func() { mem.AssertSize(tb, 0) })
 	return mem
+}
+
+// Pending is a fixture table that needs a reader feature built on another
+// branch: reading it must fail with an error containing ErrorContains, and
+// the fixture walks report it as skipped with Reason.
+type Pending struct {
+	Reason        string
+	ErrorContains string
+}
+
+// PendingFixtures is the ONE list of fixture tables the fixture-driven tests
+// (paimon/scan, cmd/paimon-flightsql, flightsql, integration) report as
+// skipped instead of checking, keyed by the table's path under its fixture
+// folder. A pending table that fails any other way, or reads correctly, fails
+// the test: delete its entry when the feature lands (issue 14: Avro data
+// files and external data paths are the i14-format branch).
+var PendingFixtures = map[string]Pending{
+	"paimon-cpp/avro/append_multiple.db/append_multiple": {
+		Reason: "needs Avro data file reader (file.format=avro)", ErrorContains: `unsupported data file format ".avro"`},
+	"paimon-cpp/avro/append_with_multiple_map.db/append_with_multiple_map": {
+		Reason: "needs Avro data file reader (file.format=avro)", ErrorContains: `unsupported data file format ".avro"`},
+	"paimon-cpp/parquet/pk_dv_index_not_in_data_with_external.db/pk_dv_index_not_in_data_with_external": {
+		Reason: "needs external data paths (data-file.external-paths, _EXTERNAL_PATH)", ErrorContains: "FILE:/tmp/external"},
+}
+
+// PendingFixture looks up a table directory (absolute, under one of
+// FixtureDirs) in PendingFixtures.
+func PendingFixture(tableDir string) (Pending, bool) {
+	for _, root := range []func() (string, bool){LocateFixtures, LocateRound2} {
+		if d, ok := root(); ok {
+			if rel, err := filepath.Rel(d, tableDir); err == nil && !strings.HasPrefix(rel, "..") {
+				p, ok := PendingFixtures[filepath.ToSlash(rel)]
+				return p, ok
+			}
+		}
+	}
+	return Pending{}, false
+}
+
+// CheckPending is called with the error of reading a pending table: it skips
+// the test when err is the expected one, and fails it otherwise (the table
+// reads now: remove it from PendingFixtures; or it fails another way).
+func CheckPending(tb testing.TB, p Pending, err error) {
+	tb.Helper()
+	if err == nil {
+		tb.Fatalf("pending fixture reads without error now: remove it from testutil.PendingFixtures (%s)", p.Reason)
+	}
+	if !strings.Contains(err.Error(), p.ErrorContains) {
+		tb.Fatalf("pending fixture (%s) failed with an unexpected error: %v", p.Reason, err)
+	}
+	tb.Skipf("pending: %s (%v)", p.Reason, err)
 }

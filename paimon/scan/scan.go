@@ -105,6 +105,7 @@ type Scan struct {
 	readCols []types.DataField // outCols + filter-only columns
 	out      *arrow.Schema
 	info     tableInfo
+	tracking []int // indexes of row-tracking columns in readCols
 
 	schemaMu  sync.Mutex
 	schemas   map[int64][]types.DataField // file schemas by id
@@ -181,6 +182,10 @@ func (s *Scan) resolveColumns() error {
 		for _, c := range s.opts.Columns {
 			i := rt.FieldIndex(c)
 			if i < 0 {
+				if f, ok := systemColumn(s.schema, c); ok {
+					s.outCols = append(s.outCols, f)
+					continue
+				}
 				return paimon.Errorf(paimon.ErrNotFound, "column %q does not exist in table %s", c, s.table.Path())
 			}
 			s.outCols = append(s.outCols, rt[i])
@@ -194,12 +199,17 @@ func (s *Scan) resolveColumns() error {
 			}
 			i := rt.FieldIndex(c)
 			if i < 0 {
+				if f, ok := systemColumn(s.schema, c); ok {
+					s.readCols = append(s.readCols, f)
+					continue
+				}
 				return paimon.Errorf(paimon.ErrNotFound, "filter column %q does not exist in table %s", c, s.table.Path())
 			}
 			s.readCols = append(s.readCols, rt[i])
 		}
 	}
 	s.out = OutputSchema(s.outCols)
+	s.tracking = trackingCols(s.readCols)
 	return nil
 }
 
@@ -216,6 +226,11 @@ func OutputSchema(fields []types.DataField) *arrow.Schema {
 		if f.Metadata.FindKey(MetaPaimonType) < 0 {
 			keys = append(keys, MetaPaimonType)
 			vals = append(vals, fields[i].Type.String())
+		}
+		if isTrackingField(fields[i]) { // filled on every row: NOT NULL
+			keys = append(keys, MetaSystemColumn)
+			vals = append(vals, "true")
+			f.Nullable = false
 		}
 		f.Metadata = arrow.NewMetadata(keys, vals)
 		out[i] = f
