@@ -298,7 +298,9 @@ func (s *TableSchema) RowTrackingEnabled() bool { return s.OptionBool("row-track
 
 // DataEvolutionEnabled reports data-evolution.enabled: files sharing a
 // _FIRST_ROW_ID hold different columns (_WRITE_COLS) of the same rows.
-func (s *TableSchema) DataEvolutionEnabled() bool { return s.OptionBool("data-evolution.enabled", false) }
+func (s *TableSchema) DataEvolutionEnabled() bool {
+	return s.OptionBool("data-evolution.enabled", false)
+}
 
 // FieldByName returns the top-level field with that name.
 func (s *TableSchema) FieldByName(name string) (types.DataField, bool) {
