@@ -219,6 +219,8 @@ func Open(r io.ReaderAt, size int64, name string, fileFields []types.DataField) 
 		return OpenParquet(r, size, name, fileFields)
 	case ".orc":
 		return OpenORC(r, size, name, fileFields)
+	case ".blob":
+		return OpenBlob(r, size, name)
 	default:
 		return nil, fmt.Errorf("%w %q: %s", ErrUnsupportedFormat, ext, name)
 	}

@@ -242,6 +242,9 @@ func (r *reader) readSplit(sp *Split) error {
 	if sp.Merge {
 		return r.readMergeSplit(sp)
 	}
+	if sp.Evolution {
+		return r.readEvolutionSplit(sp)
+	}
 	for i := range sp.Files {
 		if err := r.readRawFile(sp, &sp.Files[i]); err != nil {
 			return err

@@ -125,6 +125,7 @@ type tableInfo struct {
 	bucket        int
 	bucketKeys    []types.DataField
 	bucketFuncDef bool
+	evolution     bool // data-evolution.enabled: files merge column-wise by row id
 }
 
 // New resolves the snapshot and schema of a scan. Errors for a missing
@@ -288,6 +289,12 @@ func (s *Scan) resolveInfo() error {
 		inf.valueStatsOK = inf.dv || inf.mergeEngine == FirstRow || s.opts.ReadOptimized
 	} else {
 		inf.valueStatsOK = true
+	}
+	if sc.DataEvolutionEnabled() && !inf.pk {
+		// A file's stats cover only the columns it wrote, possibly stale
+		// ones: never prune single files by value statistics (evolution.go).
+		inf.evolution = true
+		inf.valueStatsOK = false
 	}
 	return nil
 }
