@@ -104,3 +104,8 @@ func TestRowTrackingColumnsOnlyOnRowTrackingTables(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// round2Table returns a paimon-cpp/parquet table of the round-2 fixtures.
+func round2Table(t *testing.T, name string) string {
+	return testutil.Round2Fixture(t, "paimon-cpp/parquet/"+name+".db/"+name)
+}
