@@ -33,7 +33,35 @@ func newDataTable(ctx context.Context, c *FS, id Identifier, t *paimon.Table) (*
 	if err != nil {
 		return nil, err
 	}
-	return &DataTable{cat: c, id: id, table: t, schema: sc, arrow: scan.OutputSchema(sc.Fields)}, nil
+	// System columns (_ROW_ID, _SEQUENCE_NUMBER of row-tracking tables) follow
+	// the table's columns, marked MetaSystemColumn: SELECT * skips them.
+	return &DataTable{cat: c, id: id, table: t, schema: sc, arrow: scan.TableArrowSchema(sc)}, nil
+}
+
+// MetaSystemColumn is the Arrow field metadata key ("true") of a table
+// column that is readable by name but not part of SELECT * or of the
+// table's advertised columns (Paimon system columns such as _ROW_ID).
+const MetaSystemColumn = scan.MetaSystemColumn
+
+// IsSystemColumn reports whether f carries MetaSystemColumn.
+func IsSystemColumn(f arrow.Field) bool {
+	v, ok := f.Metadata.GetValue(MetaSystemColumn)
+	return ok && v == "true"
+}
+
+// VisibleSchema is sc without its system columns.
+func VisibleSchema(sc *arrow.Schema) *arrow.Schema {
+	fs := make([]arrow.Field, 0, sc.NumFields())
+	for _, f := range sc.Fields() {
+		if !IsSystemColumn(f) {
+			fs = append(fs, f)
+		}
+	}
+	if len(fs) == sc.NumFields() {
+		return sc
+	}
+	md := sc.Metadata()
+	return arrow.NewSchema(fs, &md)
 }
 
 // ReadOptimized returns the $ro view of the table.

@@ -135,7 +135,7 @@ func (q *sqlServer) GetFlightInfoTables(ctx context.Context, cmd flightsql.GetTa
 // tableSchema returns the schema of a table as served by GetTables
 // include_schema: classic types plus ARROW:FLIGHT:SQL:* column metadata.
 func (s *Server) tableSchema(db string, t catalog.Table) *arrow.Schema {
-	sc := t.Schema()
+	sc := catalog.VisibleSchema(t.Schema())
 	pks := t.PrimaryKeys()
 	name := t.Identifier().Table
 	fields := make([]arrow.Field, sc.NumFields())

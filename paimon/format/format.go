@@ -222,6 +222,8 @@ func Open(r io.ReaderAt, size int64, name string, fileFields []types.DataField) 
 		return OpenORC(r, size, name, fileFields)
 	case ".avro":
 		return OpenAvro(r, size, name, fileFields)
+	case ".blob":
+		return OpenBlob(r, size, name)
 	default:
 		return nil, fmt.Errorf("%w %q: %s", ErrUnsupportedFormat, ext, name)
 	}

@@ -156,6 +156,9 @@ func (f *ParquetFile) resolve(fd types.DataField) (column, error) {
 		return false
 	}
 	switch {
+	case isRowTrackingField(fd): // row tracking: stored by compaction, else NULL
+		byName(fd.Name)
+		return c, nil
 	case fd.ID == SequenceNumberFieldID || fd.ID == ValueKindFieldID:
 		if !byName(fd.Name) {
 			return c, fmt.Errorf("parquet file %s has no %s column (not a primary-key data file?)", f.name, fd.Name)

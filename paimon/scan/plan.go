@@ -24,7 +24,11 @@ type Split struct {
 	Deletions map[string]DeletionFile
 	// Merge is true when the files must be merged by key (merge-on-read).
 	Merge bool
-	// RowCount is the sum of the files' row counts (before merging and deletions).
+	// Evolution is true when the files are one data-evolution group: files
+	// sharing row ids, merged column-wise (evolution.go).
+	Evolution bool
+	// RowCount is the sum of the files' row counts (before merging and
+	// deletions); for an Evolution split, the group's row count.
 	RowCount int64
 	// owner is the scan of another branch for splits taken from the table's
 	// scan.fallback-branch; nil for the scan's own splits.
@@ -88,6 +92,13 @@ func (p *Plan) RowCount(filter predicate.Predicate) (int64, bool) {
 	for _, sp := range p.Splits {
 		if sp.Merge {
 			exact = false
+		}
+		if sp.Evolution {
+			n += sp.RowCount
+			if len(sp.Deletions) > 0 {
+				exact = false
+			}
+			continue
 		}
 		for _, f := range sp.Files {
 			n += f.RowCount
@@ -190,7 +201,7 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 		if len(kept) == 0 {
 			continue
 		}
-		if !s.info.valueStatsOK && s.info.mergeEngine == Deduplicate && s.opts.Filter != nil && !s.opts.NoPruning {
+		if !s.info.valueStatsOK && !s.info.evolution && s.info.mergeEngine == Deduplicate && s.opts.Filter != nil && !s.opts.NoPruning {
 			any := false
 			for _, e := range kept {
 				ok, err := pl.valueStatsMayMatch(ctx, &e)
@@ -221,6 +232,31 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 			p.Splits = append(p.Splits, sp)
 			p.Stats.MergeSplits++
 			continue
+		}
+		if s.info.evolution {
+			groups, err := evolutionGroups(kept)
+			if err != nil {
+				return nil, err
+			}
+			kept = kept[:0:0]
+			for _, g := range groups {
+				if len(g) == 1 && !isBlobFile(g[0].File.FileName) {
+					kept = append(kept, g[0]) // a group of one file reads raw
+					continue
+				}
+				_, rows := groupRange(g)
+				sp := Split{Partition: partVals, PartitionBytes: g[0].Partition, Bucket: g[0].Bucket, Evolution: true, RowCount: rows}
+				for _, e := range g {
+					sp.Files = append(sp.Files, e.File)
+					if d, ok := dvs[dvKey{string(e.Partition), e.Bucket, e.File.FileName}]; ok {
+						if sp.Deletions == nil {
+							sp.Deletions = map[string]DeletionFile{}
+						}
+						sp.Deletions[e.File.FileName] = d
+					}
+				}
+				p.Splits = append(p.Splits, sp)
+			}
 		}
 		// Raw files: one split per file so reads parallelise across files and
 		// Flight endpoints.

@@ -242,6 +242,9 @@ func (r *reader) readSplit(sp *Split) error {
 	if sp.Merge {
 		return r.readMergeSplit(sp)
 	}
+	if sp.Evolution {
+		return r.readEvolutionSplit(sp)
+	}
 	for i := range sp.Files {
 		if err := r.readRawFile(sp, &sp.Files[i]); err != nil {
 			return err
@@ -283,7 +286,7 @@ func (r *reader) rowGroups(df format.DataFile) []int {
 	}
 	var keep []int
 	for i := 0; i < n; i++ {
-		if predicate.MayMatch(r.s.opts.Filter, df.RowGroupStats(i, r.s.readCols)) {
+		if predicate.MayMatch(r.s.opts.Filter, df.RowGroupStats(i, r.s.statsCols())) {
 			keep = append(keep, i)
 		} else {
 			r.stats.RowGroupsSkipped.Add(1)
@@ -317,7 +320,14 @@ func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
 	// The filter and the deletion vector are applied by the format reader:
 	// the Parquet reader decodes the filter's columns first and materialises
 	// the others only for the rows that survive (late materialisation).
-	opts := format.ReadOptions{Fields: sp.scan(r.s).readCols, RowGroups: rgs, BatchSize: r.s.opts.BatchSize, Parallel: r.parallel, Allocator: r.mem, Filter: r.s.opts.Filter}
+	owner := sp.scan(r.s)
+	opts := format.ReadOptions{Fields: owner.readCols, RowGroups: rgs, BatchSize: r.s.opts.BatchSize, Parallel: r.parallel, Allocator: r.mem, Filter: r.s.opts.Filter}
+	var filter predicate.Predicate
+	if len(owner.tracking) > 0 {
+		// Row-tracking columns are filled after decoding (from positions):
+		// the filter, which may refer to them, is applied afterwards.
+		opts.Filter, filter = nil, r.s.opts.Filter
+	}
 	if dv != nil {
 		opts.Deleted = countingDeleter{dv, &r.stats.RowsDeleted}
 	}
@@ -327,7 +337,16 @@ func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
 	}
 	defer rr.Release()
 	for rr.Next() {
-		out, err := r.finishBatch(rr.RecordBatch(), nil)
+		b := rr.RecordBatch()
+		if len(owner.tracking) > 0 {
+			if b, err = fillTracking(r.mem, b, owner.readCols, owner.tracking, f, rowPositions(rr, int(b.NumRows()))); err != nil {
+				return fmt.Errorf("data file %s: %w", df.Name(), err)
+			}
+		} else {
+			b.Retain()
+		}
+		out, err := r.finishBatch(b, filter)
+		b.Release()
 		if err != nil {
 			return fmt.Errorf("data file %s: %w", df.Name(), err)
 		}

@@ -105,6 +105,7 @@ type Scan struct {
 	readCols []types.DataField // outCols + filter-only columns
 	out      *arrow.Schema
 	info     tableInfo
+	tracking []int // indexes of row-tracking columns in readCols
 
 	schemaMu  sync.Mutex
 	schemas   map[int64][]types.DataField // file schemas by id
@@ -124,6 +125,7 @@ type tableInfo struct {
 	bucket        int
 	bucketKeys    []types.DataField
 	bucketFuncDef bool
+	evolution     bool // data-evolution.enabled: files merge column-wise by row id
 }
 
 // New resolves the snapshot and schema of a scan. Errors for a missing
@@ -181,6 +183,10 @@ func (s *Scan) resolveColumns() error {
 		for _, c := range s.opts.Columns {
 			i := rt.FieldIndex(c)
 			if i < 0 {
+				if f, ok := systemColumn(s.schema, c); ok {
+					s.outCols = append(s.outCols, f)
+					continue
+				}
 				return paimon.Errorf(paimon.ErrNotFound, "column %q does not exist in table %s", c, s.table.Path())
 			}
 			s.outCols = append(s.outCols, rt[i])
@@ -194,12 +200,17 @@ func (s *Scan) resolveColumns() error {
 			}
 			i := rt.FieldIndex(c)
 			if i < 0 {
+				if f, ok := systemColumn(s.schema, c); ok {
+					s.readCols = append(s.readCols, f)
+					continue
+				}
 				return paimon.Errorf(paimon.ErrNotFound, "filter column %q does not exist in table %s", c, s.table.Path())
 			}
 			s.readCols = append(s.readCols, rt[i])
 		}
 	}
 	s.out = OutputSchema(s.outCols)
+	s.tracking = trackingCols(s.readCols)
 	return nil
 }
 
@@ -216,6 +227,11 @@ func OutputSchema(fields []types.DataField) *arrow.Schema {
 		if f.Metadata.FindKey(MetaPaimonType) < 0 {
 			keys = append(keys, MetaPaimonType)
 			vals = append(vals, fields[i].Type.String())
+		}
+		if isTrackingField(fields[i]) { // filled on every row: NOT NULL
+			keys = append(keys, MetaSystemColumn)
+			vals = append(vals, "true")
+			f.Nullable = false
 		}
 		f.Metadata = arrow.NewMetadata(keys, vals)
 		out[i] = f
@@ -273,6 +289,12 @@ func (s *Scan) resolveInfo() error {
 		inf.valueStatsOK = inf.dv || inf.mergeEngine == FirstRow || s.opts.ReadOptimized
 	} else {
 		inf.valueStatsOK = true
+	}
+	if sc.DataEvolutionEnabled() && !inf.pk {
+		// A file's stats cover only the columns it wrote, possibly stale
+		// ones: never prune single files by value statistics (evolution.go).
+		inf.evolution = true
+		inf.valueStatsOK = false
 	}
 	return nil
 }

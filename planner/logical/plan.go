@@ -72,7 +72,8 @@ func (s *Scan) Schema() Schema {
 	out := make(Schema, len(s.Columns))
 	for i, c := range s.Columns {
 		f := ts.Field(c)
-		out[i] = Field{Qual: s.Alias, Name: f.Name, Type: f.Type, Nullable: f.Nullable, Meta: f.Metadata}
+		// System columns (_ROW_ID, ...) are selectable by name, not by *.
+		out[i] = Field{Qual: s.Alias, Name: f.Name, Type: f.Type, Nullable: f.Nullable, Meta: f.Metadata, Hidden: catalog.IsSystemColumn(f)}
 	}
 	return out
 }

@@ -1,0 +1,74 @@
+package scan
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+)
+
+func evoEntry(name string, first, rows, maxSeq int64) paimon.ManifestEntry {
+	return paimon.ManifestEntry{File: paimon.DataFileMeta{FileName: name, FirstRowID: &first, RowCount: rows, MaxSequenceNumber: maxSeq}}
+}
+
+func groupNames(gs [][]paimon.ManifestEntry) string {
+	var parts []string
+	for _, g := range gs {
+		var names []string
+		for _, e := range g {
+			names = append(names, e.File.FileName)
+		}
+		parts = append(parts, strings.Join(names, ","))
+	}
+	return strings.Join(parts, " | ")
+}
+
+func TestEvolutionGroups(t *testing.T) {
+	gs, err := evolutionGroups([]paimon.ManifestEntry{
+		evoEntry("old.parquet", 0, 10, 1),
+		evoEntry("b2.blob", 6, 4, 1),
+		evoEntry("next.parquet", 10, 5, 3), // its own group: rows 10..14
+		evoEntry("new.parquet", 0, 10, 2),
+		evoEntry("b1.blob", 0, 6, 1),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Data files newest first, then blob files by first row id.
+	if got := groupNames(gs); got != "new.parquet,old.parquet,b1.blob,b2.blob | next.parquet" {
+		t.Fatalf("groups %s", got)
+	}
+	if first, rows := groupRange(gs[0]); first != 0 || rows != 10 {
+		t.Fatalf("range %d+%d", first, rows)
+	}
+	// Data files of one group must cover the same row ids.
+	_, err = evolutionGroups([]paimon.ManifestEntry{evoEntry("a.parquet", 0, 10, 1), evoEntry("b.parquet", 5, 10, 2)})
+	if err == nil || !strings.Contains(err.Error(), "overlap without covering the same row ids") {
+		t.Fatalf("err = %v", err)
+	}
+	// Every file needs a first row id.
+	e := evoEntry("x.parquet", 0, 1, 1)
+	e.File.FirstRowID = nil
+	if _, err := evolutionGroups([]paimon.ManifestEntry{e}); err == nil || !strings.Contains(err.Error(), "no _FIRST_ROW_ID") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestDataEvolutionMerge reads the data-evolution fixture: the newer file's
+// f2 wins, f0/f1 come from the older file, and a filter on the superseded
+// value matches nothing, with and without pruning.
+func TestDataEvolutionMerge(t *testing.T) {
+	dir := round2Table(t, "data_evolution_with_dense_stats")
+	want := `{"_ROW_ID":"0","f0":"Lily","f2":"102"}|{"_ROW_ID":"1","f0":"Alice","f2":"104"}`
+	for _, np := range []bool{false, true} {
+		got := strings.Join(readRows(t, dir, Options{Columns: []string{"f0", "f2", "_ROW_ID"}, NoPruning: np, Concurrency: 2}), "|")
+		if got != want {
+			t.Fatalf("got  %s\nwant %s", got, want)
+		}
+	}
+	// Only f3 (newer file) and f1 (older file): both files are still read.
+	got := strings.Join(readRows(t, dir, Options{Columns: []string{"f3", "f1"}, Concurrency: 1, BatchSize: 1}), "|")
+	if got != `{"f1":"2","f3":"2.1"}|{"f1":"4","f3":"3.1"}` {
+		t.Fatalf("got %s", got)
+	}
+}
