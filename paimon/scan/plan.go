@@ -63,9 +63,13 @@ type Stats struct {
 	FilesPrunedPartition int
 	FilesPrunedBucket    int
 	FilesPrunedStats     int
-	FilesSkippedLevel    int // level-0 files invisible to batch reads, or below the top level for $ro
-	DeletionVectors      int
-	MergeSplits          int
+	// FilesPrunedIndex counts files whose embedded file index proved that no
+	// row matches (RowsPrunedIndex: their rows).
+	FilesPrunedIndex  int
+	RowsPrunedIndex   int64
+	FilesSkippedLevel int // level-0 files invisible to batch reads, or below the top level for $ro
+	DeletionVectors   int
+	MergeSplits       int
 }
 
 // Plan is the result of planning.
@@ -77,6 +81,10 @@ type Plan struct {
 	// from the manifest cache (paimon.DefaultManifestCache) instead of their
 	// files; the Stats are the same either way.
 	ManifestsCached int
+	// IndexSkipsByType credits, per file-index type ("bitmap", "bsi",
+	// "bloom-filter", "range-bitmap"), the files of Stats.FilesPrunedIndex
+	// its answer took part in skipping; nil when none.
+	IndexSkipsByType map[string]int
 }
 
 // RowCount returns the number of rows the plan returns and whether that is
@@ -181,6 +189,17 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 					return nil, err
 				}
 			}
+			if ok && s.info.valueStatsOK {
+				skip, err := pl.embeddedIndexSkips(ctx, &e)
+				if err != nil {
+					return nil, err
+				}
+				if skip {
+					p.Stats.FilesPrunedIndex++
+					p.Stats.RowsPrunedIndex += e.File.RowCount
+					continue
+				}
+			}
 			if ok {
 				kept = append(kept, e)
 			} else {
@@ -233,6 +252,9 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 			}
 			p.Splits = append(p.Splits, sp)
 		}
+	}
+	if len(pl.indexSkipsByType) > 0 {
+		p.IndexSkipsByType = pl.indexSkipsByType
 	}
 	if err := s.planFallback(ctx, p, allParts); err != nil {
 		return nil, err
