@@ -140,9 +140,9 @@ type ScanStats struct {
 	IndexSkips        string
 	FilesSkippedIndex int
 	RowsSkippedIndex  int64
-	DeletionVectors      int    // data files read with a deletion vector
-	MergedBuckets        int    // splits needing a merge-on-read
-	Residual             string // filter applied to rows, "" when none
+	DeletionVectors   int    // data files read with a deletion vector
+	MergedBuckets     int    // splits needing a merge-on-read
+	Residual          string // filter applied to rows, "" when none
 }
 
 // Deleter is implemented by tables that support DELETE FROM ... WHERE.
