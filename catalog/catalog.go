@@ -131,6 +131,10 @@ type ScanStats struct {
 	FilesPrunedStats     int
 	RowGroupsTotal       int // known after reading; 0 when not tracked
 	RowGroupsSkipped     int
+	DeletionVectors      int    // data files read with a deletion vector
+	MergedBuckets        int    // splits needing a merge-on-read
+	Residual             string // filter applied to rows, "" when none
+
 	// File indexes (bitmap, BSI, bloom filter, range bitmap): files skipped
 	// at plan time by an embedded index and their rows, the index types
 	// credited ("bitmap 1, range-bitmap 2"), and what indexes skipped while
@@ -140,9 +144,6 @@ type ScanStats struct {
 	IndexSkips        string
 	FilesSkippedIndex int
 	RowsSkippedIndex  int64
-	DeletionVectors   int    // data files read with a deletion vector
-	MergedBuckets     int    // splits needing a merge-on-read
-	Residual          string // filter applied to rows, "" when none
 }
 
 // Deleter is implemented by tables that support DELETE FROM ... WHERE.
