@@ -63,13 +63,14 @@ type Stats struct {
 	FilesPrunedPartition int
 	FilesPrunedBucket    int
 	FilesPrunedStats     int
+	FilesSkippedLevel    int // level-0 files invisible to batch reads, or below the top level for $ro
+	DeletionVectors      int
+	MergeSplits          int
+
 	// FilesPrunedIndex counts files whose embedded file index proved that no
 	// row matches (RowsPrunedIndex: their rows).
-	FilesPrunedIndex  int
-	RowsPrunedIndex   int64
-	FilesSkippedLevel int // level-0 files invisible to batch reads, or below the top level for $ro
-	DeletionVectors   int
-	MergeSplits       int
+	FilesPrunedIndex int
+	RowsPrunedIndex  int64
 }
 
 // Plan is the result of planning.
