@@ -50,7 +50,7 @@ func openBitmap(b []byte, t types.DataType, rows int64, ctx string) (Reader, err
 	}
 	ix := &bitmapIndex{ctx: ctx, kind: k, t: t, entries: map[key]bitmapEntry{}}
 	rowCount := c.i32("row count")
-	distinct := c.count("value count", max(k.width(), 4))
+	distinct := c.count("value count", k.minSize()) // v2: block entries (checked there)
 	ix.hasNull = c.u8("has-null flag") != 0
 	if ix.hasNull {
 		ix.null.offset = c.i32("null offset")
@@ -125,7 +125,7 @@ func (ix *bitmapIndex) readV1(c *cursor, n int) error {
 // each block), the body offset, then the blocks of (value, offset, length)
 // entries sorted by value.
 func (ix *bitmapIndex) readV2(c *cursor, n int) error {
-	blocks := c.count("block count", max(ix.kind.width(), 4)+4)
+	blocks := c.count("block count", ix.kind.minSize()+4)
 	offs := make([]int32, 0, blocks)
 	for i := 0; i < blocks && c.err == nil; i++ {
 		ix.kind.read(c, "block key")
@@ -146,7 +146,7 @@ func (ix *bitmapIndex) readV2(c *cursor, n int) error {
 			return corruptf("%s: index block at %d outside the %d block bytes", ix.ctx, off, bodyOff)
 		}
 		bc := newCursor(c.b[blockStart+int(off):blockStart+int(bodyOff)], ix.ctx+" block")
-		m := bc.count("block entry count", max(ix.kind.width(), 4)+8)
+		m := bc.count("block entry count", ix.kind.minSize()+8)
 		for j := 0; j < m && bc.err == nil; j++ {
 			k := ix.kind.read(bc, "value")
 			e := bitmapEntry{offset: bc.i32("offset"), length: bc.i32("length")}

@@ -47,6 +47,14 @@ func (k kind) width() int {
 	return 0
 }
 
+// minSize is the smallest serialized key (a string's length prefix).
+func (k kind) minSize() int {
+	if k == kindString {
+		return 4
+	}
+	return k.width()
+}
+
 // read decodes one key of this kind.
 func (k kind) read(c *cursor, what string) key {
 	switch k {

@@ -206,7 +206,7 @@ func readCodeSlices(b []byte, at int, rows int64, ctx string) (*slices, error) {
 	n := int(int8(h.u8("slice count")))
 	ebmLen := h.i32("existence bitmap length")
 	idxLen := h.i32("slice index length")
-	if h.err == nil && (n < 0 || n > 32 || idxLen != int32(8*n) || ebmLen < 0) {
+	if h.err == nil && (n < 0 || n > 64 || idxLen != int32(8*n) || ebmLen < 0) {
 		return nil, corruptf("%s: %d slices, index of %d bytes, existence bitmap of %d bytes", ctx, n, idxLen, ebmLen)
 	}
 	type span struct{ off, length int32 }
