@@ -134,6 +134,16 @@ type ScanStats struct {
 	DeletionVectors      int    // data files read with a deletion vector
 	MergedBuckets        int    // splits needing a merge-on-read
 	Residual             string // filter applied to rows, "" when none
+
+	// File indexes (bitmap, BSI, bloom filter, range bitmap): files skipped
+	// at plan time by an embedded index and their rows, the index types
+	// credited ("bitmap 1, range-bitmap 2"), and what indexes skipped while
+	// reading (files with no candidate row, rows outside the selection).
+	FilesPrunedIndex  int
+	RowsPrunedIndex   int64
+	IndexSkips        string
+	FilesSkippedIndex int
+	RowsSkippedIndex  int64
 }
 
 // Deleter is implemented by tables that support DELETE FROM ... WHERE.

@@ -2,7 +2,9 @@ package catalog
 
 import (
 	"context"
+	"fmt"
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -151,6 +153,11 @@ func (d *dataScan) Stats() ScanStats {
 		FilesPrunedStats:     st.FilesPrunedStats,
 		RowGroupsTotal:       int(d.read.RowGroupsTotal.Load()),
 		RowGroupsSkipped:     int(d.read.RowGroupsSkipped.Load()),
+		FilesPrunedIndex:     st.FilesPrunedIndex,
+		RowsPrunedIndex:      st.RowsPrunedIndex,
+		IndexSkips:           indexSkips(d.plan.IndexSkipsByType),
+		FilesSkippedIndex:    int(d.read.FilesSkippedIndex.Load()),
+		RowsSkippedIndex:     d.read.RowsSkippedIndex.Load(),
 		DeletionVectors:      st.DeletionVectors,
 		MergedBuckets:        st.MergeSplits,
 	}
@@ -215,3 +222,17 @@ var (
 	_ Deleter   = (*DataTable)(nil)
 	_ Compactor = (*DataTable)(nil)
 )
+
+// indexSkips renders per-index-type skip counts as "bitmap 1, bsi 2".
+func indexSkips(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}

@@ -275,6 +275,13 @@ func scanStatLines(ind string, st catalog.ScanStats, splits int) []string {
 	if st.RowGroupsTotal > 0 {
 		out = append(out, fmt.Sprintf("%srow groups: %d total, %d skipped", ind, st.RowGroupsTotal, st.RowGroupsSkipped))
 	}
+	if st.FilesPrunedIndex > 0 || st.FilesSkippedIndex > 0 || st.RowsSkippedIndex > 0 {
+		line := fmt.Sprintf("%sfile index: %d files (%d rows) skipped at plan", ind, st.FilesPrunedIndex, st.RowsPrunedIndex)
+		if st.IndexSkips != "" {
+			line += " by " + st.IndexSkips
+		}
+		out = append(out, line+fmt.Sprintf(", %d files and %d rows skipped while reading", st.FilesSkippedIndex, st.RowsSkippedIndex))
+	}
 	if st.DeletionVectors > 0 || st.MergedBuckets > 0 {
 		out = append(out, fmt.Sprintf("%sdeletion vectors: %d, merged buckets: %d", ind, st.DeletionVectors, st.MergedBuckets))
 	}
@@ -450,6 +457,9 @@ func (q *sqlQuery) pruningStats() map[string]int64 {
 		out["files_pruned_stats"] += int64(st.FilesPrunedStats)
 		out["row_groups_total"] += int64(st.RowGroupsTotal)
 		out["row_groups_skipped"] += int64(st.RowGroupsSkipped)
+		out["files_pruned_index"] += int64(st.FilesPrunedIndex)
+		out["files_skipped_index"] += int64(st.FilesSkippedIndex)
+		out["rows_skipped_index"] += st.RowsPrunedIndex + st.RowsSkippedIndex
 	}
 	return out
 }

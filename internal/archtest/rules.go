@@ -64,6 +64,7 @@ func RepoConfig() Config {
 				"paimon/partition": 2, // predicate, types
 				"paimon/arrowrow":  2, // predicate
 				"paimon/format":    2, // predicate, types (and orc)
+				"paimon/fileindex": 2, // predicate, types (file-index decoders; roaring, xxhash)
 				// 3
 				"paimon/scan":  3, // paimon, arrowrow, binrow, format, partition, predicate, types (and deletion, internal/bufpool)
 				"paimon/write": 3, // paimon, arrowrow, binrow, fileio, format, partition, predicate, types (and deletion)

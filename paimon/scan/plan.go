@@ -70,6 +70,11 @@ type Stats struct {
 	FilesSkippedLevel    int // level-0 files invisible to batch reads, or below the top level for $ro
 	DeletionVectors      int
 	MergeSplits          int
+
+	// FilesPrunedIndex counts files whose embedded file index proved that no
+	// row matches (RowsPrunedIndex: their rows).
+	FilesPrunedIndex int
+	RowsPrunedIndex  int64
 }
 
 // Plan is the result of planning.
@@ -81,6 +86,10 @@ type Plan struct {
 	// from the manifest cache (paimon.DefaultManifestCache) instead of their
 	// files; the Stats are the same either way.
 	ManifestsCached int
+	// IndexSkipsByType credits, per file-index type ("bitmap", "bsi",
+	// "bloom-filter", "range-bitmap"), the files of Stats.FilesPrunedIndex
+	// its answer took part in skipping; nil when none.
+	IndexSkipsByType map[string]int
 }
 
 // RowCount returns the number of rows the plan returns and whether that is
@@ -192,6 +201,17 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 					return nil, err
 				}
 			}
+			if ok && s.info.valueStatsOK {
+				skip, err := pl.embeddedIndexSkips(ctx, &e)
+				if err != nil {
+					return nil, err
+				}
+				if skip {
+					p.Stats.FilesPrunedIndex++
+					p.Stats.RowsPrunedIndex += e.File.RowCount
+					continue
+				}
+			}
 			if ok {
 				kept = append(kept, e)
 			} else {
@@ -269,6 +289,9 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 			}
 			p.Splits = append(p.Splits, sp)
 		}
+	}
+	if len(pl.indexSkipsByType) > 0 {
+		p.IndexSkipsByType = pl.indexSkipsByType
 	}
 	if err := s.planFallback(ctx, p, allParts); err != nil {
 		return nil, err

@@ -27,10 +27,16 @@ type pruner struct {
 	noStats   bool       // NoPruning: never skip by statistics
 
 	prunedPartition, prunedBucket, skippedLevel int
+
+	// indexOn: file indexes may skip files (Scan.fileIndexEnabled).
+	indexOn bool
+	// indexSkipsByType counts, per index type, the files skipped with its help.
+	indexSkipsByType map[string]int
 }
 
 func newPruner(s *Scan) *pruner {
-	pl := &pruner{s: s, partCache: map[string]bool{}, buckets: map[int32]map[int32]bool{}}
+	pl := &pruner{s: s, partCache: map[string]bool{}, buckets: map[int32]map[int32]bool{},
+		indexOn: s.fileIndexEnabled(), indexSkipsByType: map[string]int{}}
 	if s.opts.Filter == nil || s.opts.NoPruning {
 		pl.noStats = s.opts.NoPruning
 		return pl

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -27,6 +28,11 @@ type ReadStats struct {
 	RowGroupsSkipped atomic.Int64
 	RowsDeleted      atomic.Int64 // rows dropped by deletion vectors
 	FilesRead        atomic.Int64
+	// FilesSkippedIndex counts files not read because their file indexes
+	// left no candidate row; RowsSkippedIndex the rows file indexes excluded
+	// (of skipped files and of files read with a row selection).
+	FilesSkippedIndex atomic.Int64
+	RowsSkippedIndex  atomic.Int64
 }
 
 // Read streams the rows of splits as Arrow batches with Schema(). Up to
@@ -302,6 +308,15 @@ func (r *reader) rowGroups(df format.DataFile) []int {
 }
 
 func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
+	sel, err := r.indexSelection(sp, f)
+	if err != nil {
+		return err
+	}
+	if sel != nil && sel.IsEmpty() {
+		r.stats.FilesSkippedIndex.Add(1)
+		r.stats.RowsSkippedIndex.Add(f.RowCount)
+		return nil
+	}
 	df, closeFile, err := r.openFile(sp, f)
 	if err != nil {
 		return err
@@ -317,6 +332,17 @@ func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
 	if rgs != nil && len(rgs) == 0 {
 		return nil
 	}
+	var excl *roaring.Bitmap
+	if sel != nil {
+		if df.NumRows() != f.RowCount {
+			return fmt.Errorf("%w: data file %s has %d rows, its manifest entry says %d", paimon.ErrCorrupt, df.Name(), df.NumRows(), f.RowCount)
+		}
+		excl = roaring.Flip(sel, 0, uint64(f.RowCount))
+		r.stats.RowsSkippedIndex.Add(int64(excl.GetCardinality()))
+		if rgs = r.selectedRowGroups(df, rgs, sel); rgs != nil && len(rgs) == 0 {
+			return nil
+		}
+	}
 	// The filter and the deletion vector are applied by the format reader:
 	// the Parquet reader decodes the filter's columns first and materialises
 	// the others only for the rows that survive (late materialisation).
@@ -330,6 +356,9 @@ func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
 	}
 	if dv != nil {
 		opts.Deleted = countingDeleter{dv, &r.stats.RowsDeleted}
+	}
+	if excl != nil {
+		opts.Deleted = selectionDeleter{dv: dv, dvN: &r.stats.RowsDeleted, excl: excl, limit: f.RowCount}
 	}
 	rr, err := df.Read(r.ctx, opts)
 	if err != nil {

@@ -49,6 +49,10 @@ type Options struct {
 	// buckets, file and row-group statistics); the filter is still applied
 	// to rows. Tests use it to prove pruning never changes a result.
 	NoPruning bool
+	// NoFileIndex ignores the data files' file indexes (bitmap, BSI, bloom
+	// filter, range bitmap), as the scan option file-index.read.enabled=false
+	// does; results are the same either way.
+	NoFileIndex bool
 }
 
 // OptionsFromMap fills time-travel options from Paimon option keys
@@ -71,6 +75,12 @@ func OptionsFromMap(o *Options, m map[string]string) error {
 				return fmt.Errorf("invalid scan.timestamp-millis %q: want epoch milliseconds", v)
 			}
 			o.TimestampMillis = ts
+		case "file-index.read.enabled":
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("invalid file-index.read.enabled %q: want true or false", v)
+			}
+			o.NoFileIndex = !b
 		case "scan.version":
 			if id, err := strconv.ParseInt(v, 10, 64); err == nil {
 				o.SnapshotID = id
