@@ -39,12 +39,15 @@ func (s *Statement) PlannedSplits() ([]byte, error) {
 		return nil, nil
 	}
 	ps := PlannedScans{Est: s.sq.leafEst.snapshot()}
+	// The server adds the pinned snapshot to the session of every ticket:
+	// key the scans as the statement prepared with it will see them.
+	pinned := s.PinnedOptions()
 	for _, se := range s.sq.scans {
 		sp := se.Splits()
 		if sp == nil {
 			sp = []catalog.Split{}
 		}
-		ps.Scans = append(ps.Scans, PlannedScan{Key: se.Key, Splits: sp})
+		ps.Scans = append(ps.Scans, PlannedScan{Key: se.KeyWith(pinned), Splits: sp})
 	}
 	b, err := json.Marshal(ps)
 	if err != nil {
@@ -92,9 +95,16 @@ type leafEstimates struct {
 	rows map[string]float64
 }
 
+// leafKey names a table with its options, time travel left out: the
+// snapshot pinned after planning must not change the estimates (and so
+// the join order) a statement prepared again with it gets.
 func leafKey(s *logical.Scan) string {
 	keys := make([]string, 0, len(s.Options))
 	for k := range s.Options {
+		switch k {
+		case "scan.snapshot-id", "scan.tag-name", "scan.timestamp-millis", "scan.version":
+			continue
+		}
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)

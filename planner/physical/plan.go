@@ -255,7 +255,8 @@ func (p *Planner) scan(ctx context.Context, x *logical.Scan) (exec.Operator, err
 		}
 	}
 	se := newScanExec(x.Name, sc, out, p.Concurrency, req.Limit)
-	se.Key = ScanKey(x, req)
+	se.Req = req
+	se.Req.Splits = nil
 	if dt, ok := x.Table.(*catalog.DataTable); ok && dt.TableSchema().Option("scan.fallback-branch", "") != "" {
 		se.Fallback = true
 	}

@@ -26,13 +26,12 @@ type ScanExec struct {
 	// Answers lists the pushed conjuncts with the scan's answer for each
 	// ("a > 1 (exact), b < 2 (inexact)"); "" when every one is exact.
 	Answers string
-	Limit  int64
+	Limit   int64
 	// Fallback: the table reads a fallback branch (scan.fallback-branch),
 	// which an explicit snapshot id would turn off.
 	Fallback bool
-	// Key identifies the scan's request (ScanKey): splits carried in a
-	// ticket are matched to the scan by it.
-	Key string
+	// Req is the request the scan was planned with (ScanKey).
+	Req catalog.ScanRequest
 
 	splits []catalog.Split // Scan.Splits(), taken once
 
@@ -45,21 +44,39 @@ func newScanExec(name string, sc catalog.Scan, s *arrow.Schema, concurrency int,
 	return &ScanExec{Name: name, Scan: sc, S: s, Parts: min(max(1, len(splits)), concurrency), Limit: limit, splits: splits}
 }
 
-// ScanKey identifies a scan request by table, columns, filters and options.
+// ScanKey identifies a scan request by table, columns, filters and options
+// (splits carried in a ticket are matched to the scans by it).
 func ScanKey(x *logical.Scan, req catalog.ScanRequest) string {
+	return scanKey(x.Name, req, nil)
+}
+
+// KeyWith is the scan's ScanKey with extra options set (a snapshot pinned
+// after planning).
+func (s *ScanExec) KeyWith(extra map[string]string) string {
+	return scanKey(s.Name, s.Req, extra)
+}
+
+func scanKey(name string, req catalog.ScanRequest, extra map[string]string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%q|", x.Name, req.Columns)
+	fmt.Fprintf(&b, "%s|%q|", name, req.Columns)
 	for _, f := range req.Filters {
 		b.WriteString(f.String())
 		b.WriteString(";")
 	}
-	keys := make([]string, 0, len(req.Options))
-	for k := range req.Options {
+	opts := make(map[string]string, len(req.Options)+len(extra))
+	for k, v := range req.Options {
+		opts[k] = v
+	}
+	for k, v := range extra {
+		opts[k] = v
+	}
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		fmt.Fprintf(&b, "|%s=%s", k, req.Options[k])
+		fmt.Fprintf(&b, "|%s=%s", k, opts[k])
 	}
 	return b.String()
 }
