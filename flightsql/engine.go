@@ -6,6 +6,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-flightsql/paimon-flightsql/internal/bufpool"
 )
 
 // Session is what a statement runs under: the current database and the
@@ -14,6 +16,10 @@ import (
 type Session struct {
 	Database string
 	Options  map[string]string
+	// Splits, when set, is what SplitsStatement.PlannedSplits returned for
+	// the same statement (carried in a ticket): the engine opens those
+	// splits instead of planning the scans again.
+	Splits []byte
 }
 
 // Engine plans SQL text. It is the contract between the Flight SQL server
@@ -69,4 +75,21 @@ type PinnedStatement interface {
 // metric after GetFlightInfo.
 type PruningStatsStatement interface {
 	PruningStats() map[string]int64
+}
+
+// SplitsStatement is optionally implemented by statements whose planned
+// scan splits can travel in tickets, so that a DoGet on any node reads
+// them without planning again. PlannedSplits returns them encoded (JSON;
+// nil when there is nothing to carry); Prepare given a Session with Splits
+// set to that value opens them.
+type SplitsStatement interface {
+	PlannedSplits() ([]byte, error)
+}
+
+// PoolStatement is optionally implemented by statements that take the
+// query's buffer pool explicitly: the server passes its per-query pool
+// (shared by the query's endpoints) to ExecuteWithPool, which hands it to
+// the scans' read options. mem is the pool or its base allocator.
+type PoolStatement interface {
+	ExecuteWithPool(ctx context.Context, mem memory.Allocator, pool *bufpool.Pool, params []any, part int) (array.RecordReader, error)
 }

@@ -12,7 +12,7 @@ func PlannerEngine(e *planner.Engine) Engine { return plannerEngine{e} }
 type plannerEngine struct{ e *planner.Engine }
 
 func (p plannerEngine) Prepare(ctx context.Context, sql string, sess Session) (Statement, error) {
-	st, err := p.e.Prepare(ctx, sql, planner.Session{Database: sess.Database, Options: sess.Options})
+	st, err := p.e.Prepare(ctx, sql, planner.Session{Database: sess.Database, Options: sess.Options, Splits: sess.Splits})
 	if err != nil {
 		return nil, err
 	}
@@ -23,4 +23,6 @@ var (
 	_ Statement             = (*planner.Statement)(nil)
 	_ PinnedStatement       = (*planner.Statement)(nil)
 	_ PruningStatsStatement = (*planner.Statement)(nil)
+	_ SplitsStatement       = (*planner.Statement)(nil)
+	_ PoolStatement         = (*planner.Statement)(nil)
 )

@@ -2,6 +2,7 @@ package flightsql
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -53,6 +54,37 @@ type ticketClaims struct {
 	Part  int    `json:"part"`
 	Of    int    `json:"of,omitempty"`
 	Parts int    `json:"parts,omitempty"`
+	// Splits are the statement's planned scan splits (SplitsStatement),
+	// so that a node without the cached plan reads them without planning
+	// again; absent when they are too large (ticketSplitsMax): that node
+	// then plans the statement again.
+	Splits json.RawMessage `json:"splits,omitempty"`
+}
+
+// Limits on the splits carried in tickets: one ticket's, and all tickets'
+// of a FlightInfo together (default gRPC clients refuse messages over
+// 4 MiB). Over either, tickets carry the SQL only.
+const (
+	ticketSplitsMax = 256 << 10
+	infoSplitsMax   = 2 << 20
+)
+
+// plannedSplits returns the splits tickets of stmt should carry for eps
+// endpoints (nil: none, or too large to carry).
+func (s *Server) plannedSplits(stmt Statement, eps int, spec execSpec) json.RawMessage {
+	ss, ok := stmt.(SplitsStatement)
+	if !ok || len(spec.Params) > 0 {
+		return nil
+	}
+	b, err := ss.PlannedSplits()
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	if len(b) > ticketSplitsMax || len(b)*eps > infoSplitsMax {
+		s.metrics.add("tickets_without_splits_total", float64(eps))
+		return nil
+	}
+	return b
 }
 
 // handleClaims are a stateless prepared statement.
@@ -172,8 +204,9 @@ func (s *Server) flightInfo(stmt Statement, spec execSpec, desc *flight.FlightDe
 	if rows, known := stmt.RowCount(); known && len(spec.Params) == 0 {
 		info.TotalRecords = rows
 	}
+	splits := s.plannedSplits(stmt, eps, spec)
 	for part := 0; part < eps; part++ {
-		c := ticketClaims{execSpec: spec, QID: qid, Part: part}
+		c := ticketClaims{execSpec: spec, QID: qid, Part: part, Splits: splits}
 		if of > 0 {
 			c.Of, c.Parts = of, n
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+	"github.com/paimon-flightsql/paimon-flightsql/internal/bufpool"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/logical"
@@ -58,6 +59,10 @@ type Session struct {
 	// Options are applied to every scan unless a hint overrides them:
 	// scan.snapshot-id, scan.tag-name, scan.timestamp-millis, branch.
 	Options map[string]string
+	// Splits, when set, is Statement.PlannedSplits of the same statement
+	// planned elsewhere (a ticket's): its scans are opened on those splits
+	// instead of planned (a scan not among them is planned).
+	Splits []byte
 }
 
 type stmtKind int
@@ -344,6 +349,12 @@ func (s *Statement) PruningStats() map[string]int64 {
 // Execute runs partition part of a query. The caller releases the reader;
 // it stops promptly when ctx is cancelled (Err reports why).
 func (s *Statement) Execute(ctx context.Context, mem memory.Allocator, params []any, part int) (array.RecordReader, error) {
+	return s.ExecuteWithPool(ctx, mem, nil, params, part)
+}
+
+// ExecuteWithPool is Execute whose scans recycle Arrow buffers through pool
+// (nil: each read uses a pool of its own); pool allocates from mem or is mem.
+func (s *Statement) ExecuteWithPool(ctx context.Context, mem memory.Allocator, pool *bufpool.Pool, params []any, part int) (array.RecordReader, error) {
 	if s.IsUpdate() {
 		return nil, invalidf("statement is an update: use ExecuteUpdate")
 	}
@@ -383,7 +394,7 @@ func (s *Statement) Execute(ctx context.Context, mem memory.Allocator, params []
 	if len(params) != len(s.sq.params) {
 		return nil, invalidf("statement has %d parameter(s), %d given", len(s.sq.params), len(params))
 	}
-	return s.sq.execute(ctx, mem, params, part)
+	return s.sq.execute(ctx, mem, pool, params, part)
 }
 
 // ExecuteUpdate runs DELETE or CALL and returns the number of affected rows

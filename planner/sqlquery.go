@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+	"github.com/paimon-flightsql/paimon-flightsql/internal/bufpool"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
 	_ "github.com/paimon-flightsql/paimon-flightsql/planner/funcs" // function registry
 	"github.com/paimon-flightsql/paimon-flightsql/planner/logical"
@@ -46,6 +47,12 @@ type sqlQuery struct {
 	op    exec.Operator // planned at Prepare; taken by the first execution
 	used  atomic.Bool
 	scans []*physical.ScanExec
+	nodes map[exec.Operator]logical.Node // op's operators' logical nodes (estimates)
+
+	// leafEst memoizes the tables' metadata row counts (estimates);
+	// planned holds splits carried from another node (Session.Splits).
+	leafEst leafEstimates
+	planned *PlannedScans
 }
 
 func parseSize(s string) (int64, error) {
@@ -84,6 +91,17 @@ func (e *Engine) prepareSQL(ctx context.Context, st *parse.Statement, sess Sessi
 	}
 	ls := logical.Session{Catalog: e.cat, CatalogName: e.opts.CatalogName, Database: sess.Database, Options: opts}
 	q := &sqlQuery{e: e, stmt: st, sess: ls, budget: budget}
+	planned, err := decodePlanned(sess.Splits)
+	if err != nil {
+		return nil, err
+	}
+	if planned != nil {
+		q.planned = planned
+		q.leafEst.rows = map[string]float64{}
+		for k, v := range planned.Est {
+			q.leafEst.rows[k] = v
+		}
+	}
 	b, err := logical.Bind(ctx, ls, st, nil)
 	if err != nil {
 		return nil, err
@@ -94,27 +112,45 @@ func (e *Engine) prepareSQL(ctx context.Context, st *parse.Statement, sess Sessi
 	if st.NumParams > 0 {
 		return q, nil
 	}
-	if q.plan, err = e.optimize(ctx, b.Plan); err != nil {
+	if q.plan, err = q.optimize(ctx, b.Plan); err != nil {
 		return nil, err
 	}
-	pp := &physical.Planner{Concurrency: e.opts.Concurrency}
+	pp := q.physical(false)
 	if q.op, err = pp.Plan(ctx, q.plan); err != nil {
 		return nil, err
 	}
-	q.scans = pp.Scans
+	q.scans, q.nodes = pp.Scans, pp.Nodes
 	return q, nil
 }
 
-func (e *Engine) optimize(ctx context.Context, n logical.Node) (logical.Node, error) {
-	est := logical.DefaultEstimate(func(s *logical.Scan) float64 {
-		sc, err := s.Table.NewScan(ctx, catalog.ScanRequest{Columns: []string{}, Limit: -1, Options: s.Options})
-		if err != nil {
-			return 1e6
+// estimator estimates rows from the tables' metadata row counts (memoized
+// per table and options).
+func (q *sqlQuery) estimator(ctx context.Context) logical.Estimator {
+	return logical.DefaultEstimate(func(s *logical.Scan) float64 { return q.leafEst.get(ctx, s) })
+}
+
+func (q *sqlQuery) optimize(ctx context.Context, n logical.Node) (logical.Node, error) {
+	return logical.Optimize(n, q.estimator(ctx))
+}
+
+// physical returns a physical planner for the query (carried splits when
+// the statement came with them).
+func (q *sqlQuery) physical(analyze bool) *physical.Planner {
+	return &physical.Planner{Concurrency: q.e.opts.Concurrency, Analyze: analyze, Splits: q.planned.splitsFunc()}
+}
+
+// estimates returns the estimated rows of the operators lowered from nodes
+// (EXPLAIN): metadata row counts scaled by simple selectivities, as join
+// ordering estimates them.
+func (q *sqlQuery) estimates(ctx context.Context, nodes map[exec.Operator]logical.Node) func(exec.Operator) (float64, bool) {
+	est := q.estimator(ctx)
+	return func(o exec.Operator) (float64, bool) {
+		n, ok := nodes[o]
+		if !ok {
+			return 0, false
 		}
-		n, _ := sc.RowCount()
-		return float64(n)
-	})
-	return logical.Optimize(n, est)
+		return est(n), true
+	}
 }
 
 func isOrdered(n logical.Node) bool {
@@ -192,7 +228,7 @@ func (q *sqlQuery) operator(ctx context.Context, params []any) (exec.Operator, [
 		if stateless(q.op) || q.used.CompareAndSwap(false, true) {
 			return q.op, q.scans, nil
 		}
-		pp := &physical.Planner{Concurrency: q.e.opts.Concurrency}
+		pp := q.physical(false)
 		op, err := pp.Plan(ctx, q.plan)
 		return op, pp.Scans, err
 	}
@@ -200,16 +236,16 @@ func (q *sqlQuery) operator(ctx context.Context, params []any) (exec.Operator, [
 	if err != nil {
 		return nil, nil, err
 	}
-	plan, err := q.e.optimize(ctx, b.Plan)
+	plan, err := q.optimize(ctx, b.Plan)
 	if err != nil {
 		return nil, nil, err
 	}
-	pp := &physical.Planner{Concurrency: q.e.opts.Concurrency}
+	pp := q.physical(false)
 	op, err := pp.Plan(ctx, plan)
 	return op, pp.Scans, err
 }
 
-func (q *sqlQuery) execute(ctx context.Context, mem memory.Allocator, params []any, part int) (array.RecordReader, error) {
+func (q *sqlQuery) execute(ctx context.Context, mem memory.Allocator, pool *bufpool.Pool, params []any, part int) (array.RecordReader, error) {
 	op, _, err := q.operator(ctx, params)
 	if err != nil {
 		return nil, err
@@ -220,6 +256,7 @@ func (q *sqlQuery) execute(ctx context.Context, mem memory.Allocator, params []a
 	}
 	tc := exec.NewTaskCtx(ctx, mem, params, exec.NewBudget(MemoryLimitOption, q.budget))
 	tc.BatchSize = q.e.opts.BatchSize
+	tc.Pool = pool
 	s, err := op.Execute(tc, part)
 	if err != nil {
 		return nil, err
@@ -230,30 +267,36 @@ func (q *sqlQuery) execute(ctx context.Context, mem memory.Allocator, params []a
 // explain renders the physical plan, root first, two spaces per level,
 // each scan followed by its pruning counters.
 func (q *sqlQuery) explain(ctx context.Context) ([]string, error) {
-	op, scans, err := q.operator(ctx, nil)
+	op, _, err := q.operator(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	_ = scans
-	return planLines(op), nil
+	return planLines(op, q.estimates(ctx, q.nodes)), nil
 }
 
 // planLines renders an operator tree, root first, two spaces per level,
-// each scan followed by its pushed filter and pruning counters.
-func planLines(op exec.Operator) []string {
+// each operator with its estimated rows (est, when known) and each scan
+// followed by its pushed filter and pruning counters.
+func planLines(op exec.Operator, est func(exec.Operator) (float64, bool)) []string {
 	var lines []string
 	var walk func(exec.Operator, int)
 	walk = func(o exec.Operator, d int) {
 		ind := strings.Repeat("  ", d)
-		lines = append(lines, ind+o.Explain())
+		line := ind + o.Explain()
 		if c, ok := o.(*physical.Counted); ok {
 			o = c.Op
 		}
+		if v, ok := est(o); ok {
+			line += fmt.Sprintf(" (est rows=%s)", fmtEst(v))
+		}
+		lines = append(lines, line)
 		if se, ok := o.(*physical.ScanExec); ok {
-			if se.Filter != "" {
+			if se.Answers != "" {
+				lines = append(lines, ind+"  pushed filter: "+se.Answers)
+			} else if se.Filter != "" {
 				lines = append(lines, ind+"  pushed filter: "+se.Filter)
 			}
-			lines = append(lines, scanStatLines(ind+"  ", se.Scan.Stats(), se.Scan.NumSplits())...)
+			lines = append(lines, scanStatLines(ind+"  ", se.Scan.Stats(), len(se.Splits()), se.Report())...)
 		}
 		for _, c := range o.Children() {
 			walk(c, d+1)
@@ -263,7 +306,18 @@ func planLines(op exec.Operator) []string {
 	return lines
 }
 
-func scanStatLines(ind string, st catalog.ScanStats, splits int) []string {
+// fmtEst renders an estimate: whole rows, at least 1.
+func fmtEst(v float64) string {
+	if v < 1 {
+		v = 1
+	}
+	if v >= 1e15 {
+		return fmt.Sprintf("%.3g", v)
+	}
+	return strconv.FormatInt(int64(v+0.5), 10)
+}
+
+func scanStatLines(ind string, st catalog.ScanStats, splits int, rd catalog.ReadReport) []string {
 	out := []string{}
 	if st.SnapshotID >= 0 {
 		out = append(out, fmt.Sprintf("%ssnapshot: %d", ind, st.SnapshotID))
@@ -272,15 +326,15 @@ func scanStatLines(ind string, st catalog.ScanStats, splits int) []string {
 		fmt.Sprintf("%ssplits: %d", ind, splits),
 		fmt.Sprintf("%smanifests: %d total, %d pruned", ind, st.ManifestsTotal, st.ManifestsPruned),
 		fmt.Sprintf("%sdata files: %d total, %d pruned by partition, %d by bucket, %d by stats", ind, st.FilesTotal, st.FilesPrunedPartition, st.FilesPrunedBucket, st.FilesPrunedStats))
-	if st.RowGroupsTotal > 0 {
-		out = append(out, fmt.Sprintf("%srow groups: %d total, %d skipped", ind, st.RowGroupsTotal, st.RowGroupsSkipped))
+	if rd.RowGroupsTotal > 0 {
+		out = append(out, fmt.Sprintf("%srow groups: %d total, %d skipped", ind, rd.RowGroupsTotal, rd.RowGroupsSkipped))
 	}
-	if st.FilesPrunedIndex > 0 || st.FilesSkippedIndex > 0 || st.RowsSkippedIndex > 0 {
+	if st.FilesPrunedIndex > 0 || rd.FilesSkippedIndex > 0 || rd.RowsSkippedIndex > 0 {
 		line := fmt.Sprintf("%sfile index: %d files (%d rows) skipped at plan", ind, st.FilesPrunedIndex, st.RowsPrunedIndex)
 		if st.IndexSkips != "" {
 			line += " by " + st.IndexSkips
 		}
-		out = append(out, line+fmt.Sprintf(", %d files and %d rows skipped while reading", st.FilesSkippedIndex, st.RowsSkippedIndex))
+		out = append(out, line+fmt.Sprintf(", %d files and %d rows skipped while reading", rd.FilesSkippedIndex, rd.RowsSkippedIndex))
 	}
 	if st.DeletionVectors > 0 || st.MergedBuckets > 0 {
 		out = append(out, fmt.Sprintf("%sdeletion vectors: %d, merged buckets: %d", ind, st.DeletionVectors, st.MergedBuckets))
@@ -295,7 +349,7 @@ func (q *sqlQuery) explainAnalyze(ctx context.Context, mem memory.Allocator) ([]
 	if q.plan == nil {
 		return nil, unsupportedf("EXPLAIN ANALYZE of a statement with parameters")
 	}
-	pp := &physical.Planner{Concurrency: q.e.opts.Concurrency, Analyze: true}
+	pp := q.physical(true)
 	op, err := pp.Plan(ctx, q.plan)
 	if err != nil {
 		return nil, err
@@ -328,7 +382,7 @@ func (q *sqlQuery) explainAnalyze(ctx context.Context, mem memory.Allocator) ([]
 	s.Close()
 	elapsed := time.Since(start)
 	_ = scans
-	lines := planLines(op)
+	lines := planLines(op, q.estimates(ctx, pp.Nodes))
 	// actual rows after each operator line (same walk order as planLines)
 	i := 0
 	var walk func(exec.Operator)
@@ -337,7 +391,11 @@ func (q *sqlQuery) explainAnalyze(ctx context.Context, mem memory.Allocator) ([]
 			i++
 		}
 		if c, ok := o.(*physical.Counted); ok && i < len(lines) {
-			lines[i] += fmt.Sprintf(" (actual rows=%d)", c.Rows())
+			if strings.HasSuffix(lines[i], ")") && strings.Contains(lines[i], " (est rows=") {
+				lines[i] = strings.TrimSuffix(lines[i], ")") + fmt.Sprintf(", actual rows=%d)", c.Rows())
+			} else {
+				lines[i] += fmt.Sprintf(" (actual rows=%d)", c.Rows())
+			}
 		}
 		i++
 		for _, ch := range o.Children() {
@@ -455,11 +513,12 @@ func (q *sqlQuery) pruningStats() map[string]int64 {
 		out["files_pruned_partition"] += int64(st.FilesPrunedPartition)
 		out["files_pruned_bucket"] += int64(st.FilesPrunedBucket)
 		out["files_pruned_stats"] += int64(st.FilesPrunedStats)
-		out["row_groups_total"] += int64(st.RowGroupsTotal)
-		out["row_groups_skipped"] += int64(st.RowGroupsSkipped)
+		rd := s.Report()
+		out["row_groups_total"] += rd.RowGroupsTotal
+		out["row_groups_skipped"] += rd.RowGroupsSkipped
 		out["files_pruned_index"] += int64(st.FilesPrunedIndex)
-		out["files_skipped_index"] += int64(st.FilesSkippedIndex)
-		out["rows_skipped_index"] += st.RowsPrunedIndex + st.RowsSkippedIndex
+		out["files_skipped_index"] += rd.FilesSkippedIndex
+		out["rows_skipped_index"] += st.RowsPrunedIndex + rd.RowsSkippedIndex
 	}
 	return out
 }

@@ -18,13 +18,6 @@ import (
 )
 
 // round2Dir returns ../shared/fixtures/paimon-round2 or skips.
-func round2Dir(t testing.TB) string {
-	dir := filepath.Join(filepath.Dir(testutil.FixturesDir(t)), "paimon-round2")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skip("round-2 Paimon fixtures not found (expected ../shared/fixtures/paimon-round2); skipping")
-	}
-	return dir
-}
 
 var (
 	reOr      = regexp.MustCompile(`(?i)\s+OR\s+`)
@@ -140,7 +133,7 @@ func runIndexQuery(t *testing.T, tableDir string, filter string, noIndex bool) i
 // expected filter, with file indexes used and ignored: both must equal the
 // expected rows.
 func TestFileIndexFixtures(t *testing.T) {
-	root := round2Dir(t)
+	root := testutil.Round2Dir(t)
 	for _, rel := range []string{
 		"paimon-cpp/parquet/append_with_bitmap.db/append_with_bitmap",
 		"paimon-cpp/parquet/append_with_bitmap_alter_table.db/append_with_bitmap_alter_table",
@@ -187,7 +180,7 @@ func TestFileIndexFixtures(t *testing.T) {
 // TestFileIndexSkips checks that the indexes of the fixtures actually skip
 // files and rows where they should, and nothing where they cannot.
 func TestFileIndexSkips(t *testing.T) {
-	root := round2Dir(t)
+	root := testutil.Round2Dir(t)
 	bitmap := filepath.Join(root, "paimon-cpp/parquet/append_with_bitmap.db/append_with_bitmap")
 	alter := filepath.Join(root, "paimon-cpp/parquet/append_with_bitmap_alter_table.db/append_with_bitmap_alter_table")
 	rangeBM := filepath.Join(root, "paimon-cpp/parquet/append_with_rangebitmap.db/append_with_rangebitmap")

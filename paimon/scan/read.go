@@ -47,6 +47,11 @@ func (s *Scan) Read(ctx context.Context, mem memory.Allocator, splits []Split) (
 
 // ReadWithStats is Read that also fills stats (may be nil).
 func (s *Scan) ReadWithStats(ctx context.Context, mem memory.Allocator, splits []Split, stats *ReadStats) (array.RecordReader, error) {
+	return s.read(ctx, mem, nil, splits, stats)
+}
+
+// read is Read with an optional shared buffer pool (nil: one of its own).
+func (s *Scan) read(ctx context.Context, mem memory.Allocator, shared *bufpool.Pool, splits []Split, stats *ReadStats) (array.RecordReader, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
@@ -57,11 +62,14 @@ func (s *Scan) ReadWithStats(ctx context.Context, mem memory.Allocator, splits [
 	// Batches of one scan have the same shapes over and over: recycle the
 	// buffers the consumer releases instead of allocating (and zeroing, and
 	// garbage-collecting) fresh ones for every batch (docs/benchmarks.md).
-	// A pool given as the allocator (the Flight server's per-query pool,
-	// shared by the query's endpoints) is used as it is.
-	pool, own := bufpool.New(mem, scanPoolIdleBytes), true
-	if p, ok := mem.(*bufpool.Pool); ok {
-		pool, own = p, false
+	// A pool given in the read options (the Flight server's per-query
+	// pool, shared by the query's endpoints) is used as it is.
+	var pool *bufpool.Pool
+	own := shared == nil
+	if own {
+		pool = bufpool.New(mem, scanPoolIdleBytes)
+	} else {
+		pool = shared
 	}
 	r := &reader{
 		s:       s,

@@ -12,17 +12,6 @@ import (
 	"github.com/paimon-flightsql/paimon-flightsql/internal/testutil"
 )
 
-// round2Dir is the second fixture set (../shared/fixtures/paimon-round2),
-// or a skip when it is absent.
-func round2Dir(t *testing.T) string {
-	t.Helper()
-	d := filepath.Join(filepath.Dir(testutil.FixturesDir(t)), "paimon-round2")
-	if st, err := os.Stat(d); err != nil || !st.IsDir() {
-		t.Skip("round-2 fixtures not found (expected ../shared/fixtures/paimon-round2); skipping")
-	}
-	return d
-}
-
 // runExpected runs every batch expectation of the table at tableDir.
 func runExpected(t *testing.T, tableDir string) {
 	t.Helper()
@@ -52,7 +41,7 @@ func runExpected(t *testing.T, tableDir string) {
 // (file.format=avro: all primitive types, nested ROW/MAP/ARRAY, maps with
 // non-string keys encoded as arrays of key/value records) to their expected rows.
 func TestRound2AvroDataFiles(t *testing.T) {
-	root := round2Dir(t)
+	root := testutil.Round2Dir(t)
 	for _, rel := range []string{
 		"paimon-cpp/avro/append_multiple.db/append_multiple",
 		"paimon-cpp/avro/append_with_multiple_map.db/append_with_multiple_map",

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/paimon-flightsql/paimon-flightsql/internal/bufpool"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
 )
 
@@ -45,6 +46,10 @@ type TaskCtx struct {
 	Params    []any
 	BatchSize int // rows per batch produced by operators that build batches (default 4096)
 	Budget    *Budget
+	// Pool, when set, recycles the Arrow buffers of scans across the
+	// executions of a query (the Flight server's per-query pool); it is
+	// handed to catalog reads in their read options.
+	Pool *bufpool.Pool
 	// Eval returns a fresh vec.Ctx for one stream (expressions evaluate with it).
 	now vec.Ctx
 }

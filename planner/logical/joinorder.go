@@ -46,7 +46,7 @@ func DefaultEstimate(leaf func(*Scan) float64) Estimator {
 			return max(l, r)
 		case *Limit:
 			if x.Fetch >= 0 {
-				return float64(x.Fetch)
+				return max(min(float64(x.Fetch), est(x.Input)), 1)
 			}
 		case *Values:
 			return float64(len(x.Rows))
