@@ -2,7 +2,6 @@ package logical
 
 import "github.com/paimon-flightsql/paimon-flightsql/planner/exec"
 
-
 // ChooseBuildSides marks the semi and anti joins whose left (outer) input
 // is estimated smaller than the right (the subquery's): those build
 // the left input and probe the right (EXISTS over a 6M-row table from a
