@@ -146,10 +146,23 @@ const (
 	// the left key is NULL and the right side is non-empty, or the right side
 	// holds a NULL key).
 	MarkJoin
+	// RightSemiJoin outputs the right rows with a match (right columns
+	// only): SemiJoin with the sides' roles swapped, so the side to emit is
+	// the one built (the planner picks it when it is the smaller input).
+	RightSemiJoin
+	// RightAntiJoin outputs the right rows without a match (right columns
+	// only; a row with a NULL key has none).
+	RightAntiJoin
 )
 
 func (j JoinType) String() string {
-	return [...]string{"inner", "left", "right", "full", "semi", "anti", "mark"}[j]
+	return [...]string{"inner", "left", "right", "full", "semi", "anti", "mark", "right semi", "right anti"}[j]
+}
+
+// probesAll reports whether the join emits (some of) the build side's rows
+// after probing: right, full, right semi and right anti joins.
+func (j JoinType) probesAll() bool {
+	return j == RightJoin || j == FullJoin || j == RightSemiJoin || j == RightAntiJoin
 }
 
 // drain is a helper for tests and Collect: reads every batch of s.

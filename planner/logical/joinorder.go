@@ -289,6 +289,9 @@ func Optimize(n Node, est Estimator) (Node, error) {
 	if n, err = PruneColumns(n); err != nil {
 		return nil, err
 	}
+	if est != nil {
+		n = ChooseBuildSides(n, est)
+	}
 	return PushLimit(n), nil
 }
 
