@@ -43,7 +43,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	warehouse := fs.String("warehouse", "", "warehouse `directory` to serve")
 	demo := fs.Bool("demo", false, "serve the demo warehouse (built on first run in --data-dir)")
 	dataDir := fs.String("data-dir", defaultDemoDir(), "`directory` of the demo warehouse")
-	demoScale := fs.Float64("demo-scale", 0.1, "lineitem size of a newly built demo warehouse (1 → ~1M rows)")
+	demoScale := fs.Float64("demo-scale", defaultDemoScale, "lineitem size of a newly built demo warehouse (1 → ~1M rows)")
 	listen := fs.String("listen", "127.0.0.1:32010", "listen `address`")
 	noAuth := fs.Bool("no-auth", false, "accept every client without authentication (default when listening on loopback without --users)")
 	users := fs.String("users", "", "users `file`: lines of user:bcrypt-hash[:readonly]")
