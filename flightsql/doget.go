@@ -96,7 +96,7 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 		}
 	}
 	if stmt == nil {
-		if stmt, err = s.prepare(ctx, spec.SQL, spec.session(), "execute"); err != nil {
+		if stmt, err = s.prepareBound(ctx, spec.SQL, spec.session(), "execute", spec.Params); err != nil {
 			return err
 		}
 	}

@@ -70,3 +70,12 @@ type PinnedStatement interface {
 type PruningStatsStatement interface {
 	PruningStats() map[string]int64
 }
+
+// ParamTypedStatement is optionally implemented by statements whose
+// parameters may take their type from the values bound to them: a `?` its
+// context leaves untyped (SELECT ?, ?) is reported as utf8 at prepare time
+// but accepts any type; WithParamTypes returns the statement planned for the
+// bound column types (its Schema then follows them).
+type ParamTypedStatement interface {
+	WithParamTypes(ctx context.Context, bound []arrow.DataType) (Statement, error)
+}

@@ -336,7 +336,7 @@ func (q *sqlServer) DoPutPreparedStatementQuery(ctx context.Context, cmd flights
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
-	stmt, err := s.prepare(ctx, h.SQL, h.session(), "bind")
+	stmt, err := s.prepareBound(ctx, h.SQL, h.session(), "bind", ipcBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -367,7 +367,7 @@ func (q *sqlServer) GetFlightInfoPreparedStatement(ctx context.Context, cmd flig
 		return nil, err
 	}
 	noteCommand(ctx, "CommandPreparedStatementQuery", h.SQL)
-	stmt, err := s.prepare(ctx, h.SQL, h.session(), "query")
+	stmt, err := s.prepareBound(ctx, h.SQL, h.session(), "query", h.Params)
 	if err != nil {
 		return nil, err
 	}
@@ -393,7 +393,7 @@ func (q *sqlServer) GetSchemaPreparedStatement(ctx context.Context, cmd flightsq
 		return nil, err
 	}
 	noteCommand(ctx, "GetSchema CommandPreparedStatementQuery", h.SQL)
-	stmt, err := s.prepare(ctx, h.SQL, h.session(), "schema")
+	stmt, err := s.prepareBound(ctx, h.SQL, h.session(), "schema", h.Params)
 	if err != nil {
 		return nil, err
 	}
