@@ -79,3 +79,10 @@ type PruningStatsStatement interface {
 type ParamTypedStatement interface {
 	WithParamTypes(ctx context.Context, bound []arrow.DataType) (Statement, error)
 }
+
+// SizedStatement is optionally implemented by statements that can estimate
+// the size of their result before execution (from the planned scans). The
+// server gives a result about one endpoint per Config.EndpointBytes.
+type SizedStatement interface {
+	EstimatedBytes() (n int64, known bool)
+}

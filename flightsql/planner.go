@@ -36,6 +36,7 @@ func (p plannerStatement) WithParamTypes(ctx context.Context, bound []arrow.Data
 var (
 	_ Statement             = (*planner.Statement)(nil)
 	_ ParamTypedStatement   = plannerStatement{}
+	_ SizedStatement        = plannerStatement{}
 	_ PinnedStatement       = (*planner.Statement)(nil)
 	_ PruningStatsStatement = (*planner.Statement)(nil)
 )
