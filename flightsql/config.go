@@ -83,7 +83,16 @@ type Config struct {
 	// GOMAXPROCS suits a server whose clients fetch in parallel. Ordered
 	// results keep one endpoint per partition.
 	MaxEndpoints int
+	// EndpointBytes is the estimated result size per endpoint (default 64
+	// MiB): a query whose planned scans hold less than that gets one
+	// endpoint, so clients that read only endpoints[0] get the whole
+	// answer of a small query. Negative: one endpoint per partition
+	// regardless of size.
+	EndpointBytes int64
 }
+
+// DefaultEndpointBytes is the default Config.EndpointBytes.
+const DefaultEndpointBytes = 64 << 20
 
 // User is one account. PasswordHash is a bcrypt hash (see HashPassword).
 type User struct {
@@ -165,6 +174,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.ServerVersion == "" {
 		c.ServerVersion = "dev"
+	}
+	if c.EndpointBytes == 0 {
+		c.EndpointBytes = DefaultEndpointBytes
 	}
 }
 

@@ -106,7 +106,7 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 		if ep != nil && len(ep.Splits) > 0 {
 			sess.Splits, kind = ep.Splits, "execute_splits"
 		}
-		if stmt, err = s.prepare(ctx, spec.SQL, sess, kind); err != nil {
+		if stmt, err = s.prepareBound(ctx, spec.SQL, sess, kind, spec.Params); err != nil {
 			return err
 		}
 	}

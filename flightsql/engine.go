@@ -93,3 +93,19 @@ type SplitsStatement interface {
 type PoolStatement interface {
 	ExecuteWithPool(ctx context.Context, mem memory.Allocator, pool *bufpool.Pool, params []any, part int) (array.RecordReader, error)
 }
+
+// ParamTypedStatement is optionally implemented by statements whose
+// parameters may take their type from the values bound to them: a `?` its
+// context leaves untyped (SELECT ?, ?) is reported as utf8 at prepare time
+// but accepts any type; WithParamTypes returns the statement planned for the
+// bound column types (its Schema then follows them).
+type ParamTypedStatement interface {
+	WithParamTypes(ctx context.Context, bound []arrow.DataType) (Statement, error)
+}
+
+// SizedStatement is optionally implemented by statements that can estimate
+// the size of their result before execution (from the planned scans). The
+// server gives a result about one endpoint per Config.EndpointBytes.
+type SizedStatement interface {
+	EstimatedBytes() (n int64, known bool)
+}

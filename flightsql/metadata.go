@@ -143,7 +143,7 @@ func (s *Server) tableSchema(db string, t catalog.Table) *arrow.Schema {
 		f = classicField(f)
 		var b flightsql.ColumnMetadataBuilder
 		b.CatalogName(s.cfg.Catalog).SchemaName(db).TableName(name)
-		addTypeMetadata(&b, f.Type)
+		addTypeMetadata(&b, f)
 		b.IsAutoIncrement(false).IsCaseSensitive(f.Type.ID() == arrow.STRING).IsReadOnly(true).IsSearchable(true)
 		if slices.Contains(pks, f.Name) {
 			b.Remarks("primary key")

@@ -163,7 +163,7 @@ func (s *Server) newSpec(ctx context.Context, sql string, sess Session) execSpec
 
 // flightInfo describes a planned query: schema always set, one endpoint per
 // partition, total_records when known, ordered only when the plan is.
-func (s *Server) flightInfo(stmt Statement, spec execSpec, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+func (s *Server) flightInfo(ctx context.Context, stmt Statement, spec execSpec, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
 	if p, ok := stmt.(PinnedStatement); ok {
 		pinned := p.PinnedOptions()
 		if len(pinned) > 0 {
@@ -186,13 +186,7 @@ func (s *Server) flightInfo(stmt Statement, spec execSpec, desc *flight.FlightDe
 	if n < 1 {
 		n = 1
 	}
-	// Endpoints: one per partition, or at most MaxEndpoints, each serving
-	// every MaxEndpoints-th partition (not for ordered results, whose
-	// partitions must be read in order).
-	eps, of := n, 0
-	if m := s.cfg.MaxEndpoints; m > 0 && n > m && !stmt.Ordered() {
-		eps, of = m, m
-	}
+	eps, of := s.endpointCount(ctx, stmt, n)
 	qid := randomID()
 	info := &flight.FlightInfo{
 		Schema:           flight.SerializeSchema(resultSchema(stmt.Schema()), s.mem),
@@ -241,7 +235,7 @@ func (q *sqlServer) GetFlightInfoStatement(ctx context.Context, cmd flightsql.St
 	if len(stmt.ParamTypes()) > 0 {
 		return nil, status.Errorf(codes.InvalidArgument, "%q has %d ? placeholders: prepare it and bind parameters", abbreviate(cmd.GetQuery()), len(stmt.ParamTypes()))
 	}
-	return s.flightInfo(stmt, s.newSpec(ctx, cmd.GetQuery(), sess), desc)
+	return s.flightInfo(ctx, stmt, s.newSpec(ctx, cmd.GetQuery(), sess), desc)
 }
 
 func (q *sqlServer) GetSchemaStatement(ctx context.Context, cmd flightsql.StatementQuery, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {
@@ -369,7 +363,7 @@ func (q *sqlServer) DoPutPreparedStatementQuery(ctx context.Context, cmd flights
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
-	stmt, err := s.prepare(ctx, h.SQL, h.session(), "bind")
+	stmt, err := s.prepareBound(ctx, h.SQL, h.session(), "bind", ipcBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -400,7 +394,7 @@ func (q *sqlServer) GetFlightInfoPreparedStatement(ctx context.Context, cmd flig
 		return nil, err
 	}
 	noteCommand(ctx, "CommandPreparedStatementQuery", h.SQL)
-	stmt, err := s.prepare(ctx, h.SQL, h.session(), "query")
+	stmt, err := s.prepareBound(ctx, h.SQL, h.session(), "query", h.Params)
 	if err != nil {
 		return nil, err
 	}
@@ -416,7 +410,7 @@ func (q *sqlServer) GetFlightInfoPreparedStatement(ctx context.Context, cmd flig
 	}
 	spec := h.execSpec
 	spec.Exp = time.Now().Add(s.cfg.HandleTTL).Unix()
-	return s.flightInfo(stmt, spec, desc)
+	return s.flightInfo(ctx, stmt, spec, desc)
 }
 
 func (q *sqlServer) GetSchemaPreparedStatement(ctx context.Context, cmd flightsql.PreparedStatementQuery, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {
@@ -426,7 +420,7 @@ func (q *sqlServer) GetSchemaPreparedStatement(ctx context.Context, cmd flightsq
 		return nil, err
 	}
 	noteCommand(ctx, "GetSchema CommandPreparedStatementQuery", h.SQL)
-	stmt, err := s.prepare(ctx, h.SQL, h.session(), "schema")
+	stmt, err := s.prepareBound(ctx, h.SQL, h.session(), "schema", h.Params)
 	if err != nil {
 		return nil, err
 	}

@@ -304,6 +304,21 @@ func (s *Statement) ParamTypes() []arrow.DataType {
 	return nil
 }
 
+// WithParamTypes returns the statement re-planned for parameters bound with
+// the given Arrow types: a parameter its context leaves untyped (SELECT ?,
+// ? + 1, COALESCE(?, ?)) takes the type of its bound value. Parameters typed
+// by context (WHERE col = ?) keep their type; a bound value must fit it.
+func (s *Statement) WithParamTypes(ctx context.Context, bound []arrow.DataType) (*Statement, error) {
+	if s.kind != kindSQL || s.sq == nil || len(s.sq.params) == 0 {
+		return s, nil
+	}
+	q, err := s.sq.withParamTypes(ctx, bound)
+	if err != nil || q == s.sq {
+		return s, err
+	}
+	return &Statement{e: s.e, kind: kindSQL, sq: q, schema: q.schema}, nil
+}
+
 // NumPartitions is the number of independently executable parts: more than
 // one only for plans whose partitions share no state (scan, filter,
 // project, union).

@@ -38,6 +38,7 @@ type sqlQuery struct {
 	stmt    *parse.Statement
 	sess    logical.Session
 	params  []arrow.DataType
+	untyped []bool // params the context leaves untyped (SELECT ?): the bound value's type decides
 	schema  *arrow.Schema
 	plan    logical.Node // optimized; nil when the query has parameters
 	ordered bool
@@ -108,7 +109,7 @@ func (e *Engine) prepareSQL(ctx context.Context, st *parse.Statement, sess Sessi
 	}
 	q.schema = b.Plan.Schema().Arrow()
 	q.ordered = isOrdered(b.Plan)
-	q.params = paramTypes(b.Plan, st.NumParams)
+	q.params, q.untyped = paramTypes(b, st.NumParams)
 	if st.NumParams > 0 {
 		return q, nil
 	}
@@ -168,8 +169,10 @@ func isOrdered(n logical.Node) bool {
 	}
 }
 
-// paramTypes collects the types of the ? placeholders from the bound plan.
-func paramTypes(n logical.Node, count int) []arrow.DataType {
+// paramTypes collects the types of the ? placeholders from the bound plan;
+// untyped marks those the plan leaves untyped (reported as VARCHAR).
+func paramTypes(b *logical.Bound, count int) (types []arrow.DataType, untyped []bool) {
+	n := b.Plan
 	out := make([]arrow.DataType, count)
 	var walk func(logical.Node)
 	visit := func(e vec.Expr) {
@@ -191,12 +194,82 @@ func paramTypes(n logical.Node, count int) []arrow.DataType {
 		}
 	}
 	walk(n)
+	// Placeholders outside expressions (LIMIT ?) are typed in the list.
+	for i, p := range b.Params {
+		if i < count && p != nil && (out[i] == nil || out[i].ID() == arrow.NULL) {
+			out[i] = p.T
+		}
+	}
+	untyped = make([]bool, count)
 	for i, t := range out {
 		if t == nil || t.ID() == arrow.NULL {
 			out[i] = arrow.BinaryTypes.String
+			untyped[i] = true
+		}
+		if b.Untyped[i] {
+			untyped[i] = true
 		}
 	}
-	return out
+	return out, untyped
+}
+
+// withParamTypes re-plans a query whose parameters the context left
+// untyped with the types of the values bound to them (SELECT ?, ? bound to
+// a BIGINT and a VARCHAR returns a BIGINT and a VARCHAR column). It returns
+// q itself when nothing changes.
+func (q *sqlQuery) withParamTypes(ctx context.Context, bound []arrow.DataType) (*sqlQuery, error) {
+	types := append([]arrow.DataType(nil), q.params...)
+	changed := false
+	for i := range types {
+		if i >= len(bound) || !q.untyped[i] || bound[i] == nil {
+			continue
+		}
+		t := boundParamType(bound[i])
+		if t == nil || arrow.TypeEqual(t, types[i]) {
+			continue
+		}
+		types[i], changed = t, true
+	}
+	if !changed {
+		return q, nil
+	}
+	b, err := logical.Bind(ctx, q.sess, q.stmt, nil, types...)
+	if err != nil {
+		return nil, err
+	}
+	nq := &sqlQuery{e: q.e, stmt: q.stmt, sess: q.sess, budget: q.budget, untyped: q.untyped}
+	nq.schema = b.Plan.Schema().Arrow()
+	nq.ordered = isOrdered(b.Plan)
+	nq.params, _ = paramTypes(b, len(types))
+	for i, t := range types {
+		if !q.untyped[i] || nq.params[i] == nil {
+			continue
+		}
+		nq.params[i] = t
+	}
+	return nq, nil
+}
+
+// boundParamType is the engine type of a bound parameter column: string and
+// binary flavours collapse to VARCHAR/VARBINARY, unsigned to BIGINT; NULL
+// columns (and types the engine has no literal for) keep the default.
+func boundParamType(t arrow.DataType) arrow.DataType {
+	switch t.ID() {
+	case arrow.NULL:
+		return nil
+	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
+		return arrow.BinaryTypes.String
+	case arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW, arrow.FIXED_SIZE_BINARY:
+		return arrow.BinaryTypes.Binary
+	case arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		return arrow.PrimitiveTypes.Int64
+	case arrow.FLOAT16, arrow.FLOAT32:
+		return arrow.PrimitiveTypes.Float64
+	case arrow.BOOL, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.FLOAT64,
+		arrow.DECIMAL128, arrow.DECIMAL256, arrow.DATE32, arrow.TIMESTAMP:
+		return t
+	}
+	return nil
 }
 
 // stateless: plans whose partitions can run independently (no operator

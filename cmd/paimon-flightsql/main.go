@@ -50,6 +50,10 @@ func usage(w io.Writer) {
 // errUsage marks an error already explained by a usage message.
 var errUsage = errors.New("usage")
 
+// errHelp marks a -h/--help request: the usage went out and the command
+// exits 0.
+var errHelp = errors.New("help")
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -71,6 +75,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := cmd.run(ctx, args[1:], stdout, stderr); err != nil {
+		if errors.Is(err, errHelp) {
+			return 0
+		}
 		if errors.Is(err, errUsage) {
 			return 2
 		}

@@ -43,7 +43,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	warehouse := fs.String("warehouse", "", "warehouse `directory` to serve")
 	demo := fs.Bool("demo", false, "serve the demo warehouse (built on first run in --data-dir)")
 	dataDir := fs.String("data-dir", defaultDemoDir(), "`directory` of the demo warehouse")
-	demoScale := fs.Float64("demo-scale", 0.1, "lineitem size of a newly built demo warehouse (1 → ~1M rows)")
+	demoScale := fs.Float64("demo-scale", defaultDemoScale, "lineitem size of a newly built demo warehouse (1 → ~1M rows)")
 	listen := fs.String("listen", "127.0.0.1:32010", "listen `address`")
 	noAuth := fs.Bool("no-auth", false, "accept every client without authentication (default when listening on loopback without --users)")
 	users := fs.String("users", "", "users `file`: lines of user:bcrypt-hash[:readonly]")
@@ -53,6 +53,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	clientCA := fs.String("tls-client-ca", "", "CA `file` for client certificates (enables mTLS)")
 	metrics := fs.String("metrics", "", "serve Prometheus metrics on this `address` (e.g. 127.0.0.1:9090)")
 	timeout := fs.Duration("query-timeout", 0, "per-query `timeout` (0 = none)")
+	maxEndpoints := fs.Int("max-endpoints", 0, "at most `N` endpoints per result (0 = one per partition); results under --endpoint-mib get one")
+	endpointMiB := fs.Int64("endpoint-mib", flightsql.DefaultEndpointBytes>>20, "estimated result `MiB` per endpoint: smaller results get one endpoint (-1 = one per partition)")
 	catOpts := kvFlag{}
 	fs.Var(catOpts, "catalog-option", "catalog option `key=value`; repeatable")
 	fs.Usage = func() {
@@ -86,6 +88,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Addr: *listen, UsersFile: *users, NoAuth: *noAuth,
 		TLSCertFile: *tlsCert, TLSKeyFile: *tlsKey, ClientCAFile: *clientCA,
 		MetricsAddr: *metrics, QueryTimeout: *timeout, Logger: logger,
+		MaxEndpoints: *maxEndpoints, EndpointBytes: *endpointMiB << 20,
+	}
+	if *maxEndpoints < 0 {
+		return errors.New("--max-endpoints must be 0 or positive")
 	}
 	if *keyFile != "" {
 		k, err := os.ReadFile(*keyFile)

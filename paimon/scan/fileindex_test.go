@@ -17,8 +17,6 @@ import (
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 )
 
-// round2Dir returns ../shared/fixtures/paimon-round2 or skips.
-
 var (
 	reOr      = regexp.MustCompile(`(?i)\s+OR\s+`)
 	reCmp     = regexp.MustCompile(`^(\w+)\s*(>=|<=|<>|!=|=|>|<)\s*(.+)$`)
