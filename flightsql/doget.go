@@ -21,6 +21,7 @@ func (s *Server) doGetTicket(stream flight.FlightService_DoGetServer, handle []b
 		return status.Error(codes.InvalidArgument, err.Error())
 	}
 	noteCommand(ctx, "DoGet TicketStatementQuery", c.SQL)
+	noteQueryID(ctx, c.QID)
 	if err := s.checkSpec(ctx, "ticket", c.execSpec); err != nil {
 		return err
 	}
@@ -36,6 +37,7 @@ func (s *Server) doGetPrepared(stream flight.FlightService_DoGetServer, handle [
 		return err
 	}
 	noteCommand(ctx, "DoGet CommandPreparedStatementQuery", h.SQL)
+	noteQueryID(ctx, h.ID)
 	return s.stream(stream, h.execSpec, h.ID, nil)
 }
 

@@ -131,7 +131,7 @@ func (s *Server) newSpec(ctx context.Context, sql string, sess Session) execSpec
 
 // flightInfo describes a planned query: schema always set, one endpoint per
 // partition, total_records when known, ordered only when the plan is.
-func (s *Server) flightInfo(stmt Statement, spec execSpec, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+func (s *Server) flightInfo(ctx context.Context, stmt Statement, spec execSpec, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
 	if p, ok := stmt.(PinnedStatement); ok {
 		pinned := p.PinnedOptions()
 		if len(pinned) > 0 {
@@ -161,7 +161,10 @@ func (s *Server) flightInfo(stmt Statement, spec execSpec, desc *flight.FlightDe
 	if m := s.cfg.MaxEndpoints; m > 0 && n > m && !stmt.Ordered() {
 		eps, of = m, m
 	}
-	qid := randomID()
+	qid := queryIDOf(ctx) // the id the call's log line and errors carry
+	if qid == "" {
+		qid = newQueryID()
+	}
 	info := &flight.FlightInfo{
 		Schema:           flight.SerializeSchema(resultSchema(stmt.Schema()), s.mem),
 		FlightDescriptor: desc,
@@ -208,7 +211,7 @@ func (q *sqlServer) GetFlightInfoStatement(ctx context.Context, cmd flightsql.St
 	if len(stmt.ParamTypes()) > 0 {
 		return nil, status.Errorf(codes.InvalidArgument, "%q has %d ? placeholders: prepare it and bind parameters", abbreviate(cmd.GetQuery()), len(stmt.ParamTypes()))
 	}
-	return s.flightInfo(stmt, s.newSpec(ctx, cmd.GetQuery(), sess), desc)
+	return s.flightInfo(ctx, stmt, s.newSpec(ctx, cmd.GetQuery(), sess), desc)
 }
 
 func (q *sqlServer) GetSchemaStatement(ctx context.Context, cmd flightsql.StatementQuery, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {
@@ -383,7 +386,7 @@ func (q *sqlServer) GetFlightInfoPreparedStatement(ctx context.Context, cmd flig
 	}
 	spec := h.execSpec
 	spec.Exp = time.Now().Add(s.cfg.HandleTTL).Unix()
-	return s.flightInfo(stmt, spec, desc)
+	return s.flightInfo(ctx, stmt, spec, desc)
 }
 
 func (q *sqlServer) GetSchemaPreparedStatement(ctx context.Context, cmd flightsql.PreparedStatementQuery, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {

@@ -89,8 +89,8 @@ func NewServer(cfg Config, eng Engine, cat catalog.Catalog) (*Server, error) {
 	}
 	opts := []grpc.ServerOption{
 		grpc.ForceServerCodecV2(codec),
-		grpc.ChainUnaryInterceptor(s.observeUnary, s.authUnary),
-		grpc.ChainStreamInterceptor(s.observeStream, s.authStream),
+		grpc.ChainUnaryInterceptor(s.observeUnary, s.recoverUnary, s.authUnary),
+		grpc.ChainStreamInterceptor(s.observeStream, s.recoverStream, s.authStream),
 		grpc.MaxRecvMsgSize(64 << 20),
 		// Results are large: frame them into 1 MiB socket writes instead of
 		// gRPC's default 32 KiB (one syscall per two HTTP/2 frames), which

@@ -94,7 +94,13 @@ func (e *Engine) prepareSQL(ctx context.Context, st *parse.Statement, sess Sessi
 	if st.NumParams > 0 {
 		return q, nil
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if q.plan, err = e.optimize(ctx, b.Plan); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	pp := &physical.Planner{Concurrency: e.opts.Concurrency}
@@ -103,6 +109,14 @@ func (e *Engine) prepareSQL(ctx context.Context, st *parse.Statement, sess Sessi
 	}
 	q.scans = pp.Scans
 	return q, nil
+}
+
+// newBudget returns a query budget of limit bytes drawing from the
+// server-wide budget, if any.
+func (e *Engine) newBudget(limit int64) *exec.Budget {
+	b := exec.NewBudget(MemoryLimitOption, limit)
+	b.Parent = e.opts.Memory
+	return b
 }
 
 func (e *Engine) optimize(ctx context.Context, n logical.Node) (logical.Node, error) {
@@ -218,13 +232,17 @@ func (q *sqlQuery) execute(ctx context.Context, mem memory.Allocator, params []a
 		op = &exec.Coalesce{Input: op}
 		part = 0
 	}
-	tc := exec.NewTaskCtx(ctx, mem, params, exec.NewBudget(MemoryLimitOption, q.budget))
+	budget := q.e.newBudget(q.budget)
+	tc := exec.NewTaskCtx(ctx, mem, params, budget)
 	tc.BatchSize = q.e.opts.BatchSize
 	s, err := op.Execute(tc, part)
 	if err != nil {
+		budget.Close()
 		return nil, err
 	}
-	return newStreamReader(q.schema, s), nil
+	r := newStreamReader(q.schema, s)
+	r.budget = budget
+	return r, nil
 }
 
 // explain renders the physical plan, root first, two spaces per level,
@@ -299,7 +317,8 @@ func (q *sqlQuery) explainAnalyze(ctx context.Context, mem memory.Allocator) ([]
 	if root.Partitions() > 1 {
 		root = &exec.Coalesce{Input: root}
 	}
-	tc := exec.NewTaskCtx(ctx, mem, nil, exec.NewBudget(MemoryLimitOption, q.budget))
+	tc := exec.NewTaskCtx(ctx, mem, nil, q.e.newBudget(q.budget))
+	defer tc.Budget.Close()
 	tc.BatchSize = q.e.opts.BatchSize
 	s, err := root.Execute(tc, 0)
 	if err != nil {
@@ -350,6 +369,7 @@ type streamReader struct {
 	cur    arrow.RecordBatch
 	err    error
 	mu     sync.Mutex
+	budget *exec.Budget // closed with the stream
 }
 
 func newStreamReader(schema *arrow.Schema, s exec.Stream) *streamReader {
@@ -373,6 +393,7 @@ func (r *streamReader) Release() {
 		r.s.Close()
 		r.s = nil
 	}
+	r.budget.Close()
 }
 func (r *streamReader) Schema() *arrow.Schema { return r.schema }
 func (r *streamReader) Next() bool {
