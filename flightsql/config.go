@@ -83,6 +83,13 @@ type Config struct {
 	// GOMAXPROCS suits a server whose clients fetch in parallel. Ordered
 	// results keep one endpoint per partition.
 	MaxEndpoints int
+
+	// MaxConcurrentQueries bounds the statements planned or streamed at
+	// once (a DoGet holds its slot until the stream ends); 0 =
+	// max(8, 4×GOMAXPROCS), < 0 = unlimited. Others queue for QueueTimeout
+	// (default 30s), then fail with ResourceExhausted.
+	MaxConcurrentQueries int
+	QueueTimeout         time.Duration
 }
 
 // User is one account. PasswordHash is a bcrypt hash (see HashPassword).
@@ -165,6 +172,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.ServerVersion == "" {
 		c.ServerVersion = "dev"
+	}
+	if c.MaxConcurrentQueries == 0 {
+		c.MaxConcurrentQueries = defaultMaxConcurrentQueries()
+	}
+	if c.QueueTimeout <= 0 {
+		c.QueueTimeout = 30 * time.Second
 	}
 }
 

@@ -49,6 +49,11 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 		return status.Error(codes.Canceled, err.Error())
 	}
 	defer done()
+	ctx, release, err := s.admit(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	if s.cfg.QueryTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, s.cfg.QueryTimeout, fmt.Errorf("query exceeded the server's per-query timeout of %s", s.cfg.QueryTimeout))

@@ -103,6 +103,11 @@ func (s *Server) planCtx(ctx context.Context) (context.Context, context.CancelFu
 // prepare plans sql and maps errors to gRPC codes.
 func (s *Server) prepare(ctx context.Context, sql string, sess Session, kind string) (Statement, error) {
 	s.metrics.add("queries_total", 1, "kind", kind)
+	ctx, release, err := s.admit(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	ctx, cancel := s.planCtx(ctx)
 	defer cancel()
 	stmt, err := s.eng.Prepare(ctx, sql, sess)
@@ -260,6 +265,11 @@ func (s *Server) checkWrite(ctx context.Context, sql string) error {
 }
 
 func (s *Server) runUpdate(ctx context.Context, stmt Statement, rows [][]any) (int64, error) {
+	ctx, release, err := s.admit(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
 	ctx, cancel := s.planCtx(ctx)
 	defer cancel()
 	var total int64

@@ -144,7 +144,12 @@ func (b *Budget) Peak() int64 {
 }
 
 // Limit is the budget's size (0 = unlimited).
-func (b *Budget) Limit() int64 { return b.limit }
+func (b *Budget) Limit() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.limit
+}
 
 // SortKey orders by an expression.
 type SortKey struct {
