@@ -89,6 +89,13 @@ type Config struct {
 	// answer of a small query. Negative: one endpoint per partition
 	// regardless of size.
 	EndpointBytes int64
+
+	// MaxConcurrentQueries bounds the statements planned or streamed at
+	// once (a DoGet holds its slot until the stream ends); 0 =
+	// max(8, 4×GOMAXPROCS), < 0 = unlimited. Others queue for QueueTimeout
+	// (default 30s), then fail with ResourceExhausted.
+	MaxConcurrentQueries int
+	QueueTimeout         time.Duration
 }
 
 // DefaultEndpointBytes is the default Config.EndpointBytes.
@@ -177,6 +184,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.EndpointBytes == 0 {
 		c.EndpointBytes = DefaultEndpointBytes
+	}
+	if c.MaxConcurrentQueries == 0 {
+		c.MaxConcurrentQueries = defaultMaxConcurrentQueries()
+	}
+	if c.QueueTimeout <= 0 {
+		c.QueueTimeout = 30 * time.Second
 	}
 }
 

@@ -24,6 +24,7 @@ func (s *Server) doGetTicket(stream flight.FlightService_DoGetServer, handle []b
 		return status.Error(codes.InvalidArgument, err.Error())
 	}
 	noteCommand(ctx, "DoGet TicketStatementQuery", c.SQL)
+	noteQueryID(ctx, c.QID)
 	if err := s.checkSpec(ctx, "ticket", c.execSpec); err != nil {
 		return err
 	}
@@ -39,6 +40,7 @@ func (s *Server) doGetPrepared(stream flight.FlightService_DoGetServer, handle [
 		return err
 	}
 	noteCommand(ctx, "DoGet CommandPreparedStatementQuery", h.SQL)
+	noteQueryID(ctx, h.ID)
 	return s.stream(stream, h.execSpec, h.ID, nil)
 }
 
@@ -50,6 +52,11 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 		return status.Error(codes.Canceled, err.Error())
 	}
 	defer done()
+	ctx, release, err := s.admit(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	if s.cfg.QueryTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, s.cfg.QueryTimeout, fmt.Errorf("query exceeded the server's per-query timeout of %s", s.cfg.QueryTimeout))

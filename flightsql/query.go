@@ -135,6 +135,11 @@ func (s *Server) planCtx(ctx context.Context) (context.Context, context.CancelFu
 // prepare plans sql and maps errors to gRPC codes.
 func (s *Server) prepare(ctx context.Context, sql string, sess Session, kind string) (Statement, error) {
 	s.metrics.add("queries_total", 1, "kind", kind)
+	ctx, release, err := s.admit(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	ctx, cancel := s.planCtx(ctx)
 	defer cancel()
 	stmt, err := s.eng.Prepare(ctx, sql, sess)
@@ -187,7 +192,10 @@ func (s *Server) flightInfo(ctx context.Context, stmt Statement, spec execSpec, 
 		n = 1
 	}
 	eps, of := s.endpointCount(ctx, stmt, n)
-	qid := randomID()
+	qid := queryIDOf(ctx) // the id the call's log line and errors carry
+	if qid == "" {
+		qid = newQueryID()
+	}
 	info := &flight.FlightInfo{
 		Schema:           flight.SerializeSchema(resultSchema(stmt.Schema()), s.mem),
 		FlightDescriptor: desc,
@@ -284,6 +292,11 @@ func (s *Server) checkWrite(ctx context.Context, sql string) error {
 }
 
 func (s *Server) runUpdate(ctx context.Context, stmt Statement, rows [][]any) (int64, error) {
+	ctx, release, err := s.admit(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
 	ctx, cancel := s.planCtx(ctx)
 	defer cancel()
 	var total int64

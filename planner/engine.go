@@ -15,6 +15,7 @@ import (
 	"github.com/paimon-flightsql/paimon-flightsql/internal/bufpool"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/logical"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/parse"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/physical"
@@ -30,6 +31,18 @@ type Options struct {
 	// CatalogName is accepted as the first part of 3-part table names
 	// (catalog.db.table); "" accepts any.
 	CatalogName string
+	// MaxStatementBytes bounds the SQL text of a statement (0 = 4 MiB,
+	// < 0 = unlimited); longer statements fail with an error wrapping
+	// catalog.ErrInvalid before any parsing.
+	MaxStatementBytes int
+	// MaxExpressionDepth bounds a run of prefix operators (NOT, !, -, ~)
+	// nested without parentheses (0 = 256, < 0 = unlimited); parentheses
+	// are bounded at 190 levels regardless. Past it, statements fail with
+	// an error wrapping catalog.ErrInvalid.
+	MaxExpressionDepth int
+	// Memory is the server-wide budget every query's budget draws from
+	// (nil = none: each query is bounded by its own budget only).
+	Memory *exec.Budget
 }
 
 // maxPartitions caps the partitions of one statement.
@@ -105,8 +118,11 @@ type Statement struct {
 // (bad SQL), catalog.ErrUnsupported (valid SQL this engine does not run) or
 // catalog.ErrNotFound (unknown names), and name the culprit.
 func (e *Engine) Prepare(ctx context.Context, sql string, sess Session) (*Statement, error) {
-	pst, err := parse.Parse(sql)
+	pst, err := parse.ParseContext(ctx, sql, parse.Limits{MaxBytes: e.opts.MaxStatementBytes, MaxPrefixRun: e.opts.MaxExpressionDepth})
 	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if pst.Query != nil {

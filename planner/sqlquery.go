@@ -113,7 +113,13 @@ func (e *Engine) prepareSQL(ctx context.Context, st *parse.Statement, sess Sessi
 	if st.NumParams > 0 {
 		return q, nil
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if q.plan, err = q.optimize(ctx, b.Plan); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	pp := q.physical(false)
@@ -122,6 +128,14 @@ func (e *Engine) prepareSQL(ctx context.Context, st *parse.Statement, sess Sessi
 	}
 	q.scans, q.nodes = pp.Scans, pp.Nodes
 	return q, nil
+}
+
+// newBudget returns a query budget of limit bytes drawing from the
+// server-wide budget, if any.
+func (e *Engine) newBudget(limit int64) *exec.Budget {
+	b := exec.NewBudget(MemoryLimitOption, limit)
+	b.Parent = e.opts.Memory
+	return b
 }
 
 // estimator estimates rows from the tables' metadata row counts (memoized
@@ -327,14 +341,18 @@ func (q *sqlQuery) execute(ctx context.Context, mem memory.Allocator, pool *bufp
 		op = &exec.Coalesce{Input: op}
 		part = 0
 	}
-	tc := exec.NewTaskCtx(ctx, mem, params, exec.NewBudget(MemoryLimitOption, q.budget))
+	budget := q.e.newBudget(q.budget)
+	tc := exec.NewTaskCtx(ctx, mem, params, budget)
 	tc.BatchSize = q.e.opts.BatchSize
 	tc.Pool = pool
 	s, err := op.Execute(tc, part)
 	if err != nil {
+		budget.Close()
 		return nil, err
 	}
-	return newStreamReader(q.schema, s), nil
+	r := newStreamReader(q.schema, s)
+	r.budget = budget
+	return r, nil
 }
 
 // explain renders the physical plan, root first, two spaces per level,
@@ -433,7 +451,8 @@ func (q *sqlQuery) explainAnalyze(ctx context.Context, mem memory.Allocator) ([]
 	if root.Partitions() > 1 {
 		root = &exec.Coalesce{Input: root}
 	}
-	tc := exec.NewTaskCtx(ctx, mem, nil, exec.NewBudget(MemoryLimitOption, q.budget))
+	tc := exec.NewTaskCtx(ctx, mem, nil, q.e.newBudget(q.budget))
+	defer tc.Budget.Close()
 	tc.BatchSize = q.e.opts.BatchSize
 	s, err := root.Execute(tc, 0)
 	if err != nil {
@@ -488,6 +507,7 @@ type streamReader struct {
 	cur    arrow.RecordBatch
 	err    error
 	mu     sync.Mutex
+	budget *exec.Budget // closed with the stream
 }
 
 func newStreamReader(schema *arrow.Schema, s exec.Stream) *streamReader {
@@ -511,6 +531,7 @@ func (r *streamReader) Release() {
 		r.s.Close()
 		r.s = nil
 	}
+	r.budget.Close()
 }
 func (r *streamReader) Schema() *arrow.Schema { return r.schema }
 func (r *streamReader) Next() bool {

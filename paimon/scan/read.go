@@ -20,6 +20,8 @@ import (
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/format"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
+
+	"github.com/paimon-flightsql/paimon-flightsql/internal/panics"
 )
 
 // ReadStats are counters filled in while reading.
@@ -97,6 +99,13 @@ func (s *Scan) read(ctx context.Context, mem memory.Allocator, shared *bufpool.P
 	for w := 0; w < workers; w++ {
 		go func() {
 			defer r.wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					r.fail(panics.Recovered("scan worker", p))
+					for range tasks { // let the dispatcher finish
+					}
+				}
+			}()
 			for i := range tasks {
 				if err := r.readSplit(&splits[i]); err != nil {
 					r.fail(err)
