@@ -322,9 +322,15 @@ func TestAuth(t *testing.T) {
 	}
 
 	// Forged: flip a byte of the payload; foreign key; expired.
-	raw, _ := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(tok[0], "Bearer "))
-	raw[5] ^= 1
-	forged := metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+base64.RawURLEncoding.EncodeToString(raw))
+	// The token is a JWT: rewrite its payload (keeping the signature).
+	parts := strings.Split(strings.TrimPrefix(tok[0], "Bearer "), ".")
+	if len(parts) != 3 {
+		t.Fatalf("token is not a JWT: %q", tok[0])
+	}
+	raw, _ := base64.RawURLEncoding.DecodeString(parts[1])
+	raw = bytes.Replace(raw, []byte(`"alice"`), []byte(`"alicf"`), 1)
+	parts[1] = base64.RawURLEncoding.EncodeToString(raw)
+	forged := metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+strings.Join(parts, "."))
 	_, err = cl.Execute(forged, "SELECT * FROM orders")
 	wantCode(t, err, codes.Unauthenticated, "signature invalid")
 	foreign := pfsql.IssueTokenWithKeyForTest([]byte("some-other-key-some-other-key!!!"), "alice", time.Now())
