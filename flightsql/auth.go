@@ -381,7 +381,7 @@ func sessionKeyOf(ctx context.Context, id Identity) string {
 func (s *Server) authUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	id, issued, err := s.auth.authenticate(ctx, false)
 	if err != nil {
-		s.metrics.add("auth_failures_total", 1)
+		s.metrics.authFailures.Inc()
 		return nil, err
 	}
 	if issued != "" {
@@ -395,7 +395,7 @@ func (s *Server) authStream(srv any, ss grpc.ServerStream, info *grpc.StreamServ
 	handshake := strings.HasSuffix(info.FullMethod, "/Handshake")
 	id, issued, err := s.auth.authenticate(ss.Context(), handshake)
 	if err != nil {
-		s.metrics.add("auth_failures_total", 1)
+		s.metrics.authFailures.Inc()
 		return err
 	}
 	if issued != "" {

@@ -102,7 +102,7 @@ func (s *Server) planCtx(ctx context.Context) (context.Context, context.CancelFu
 
 // prepare plans sql and maps errors to gRPC codes.
 func (s *Server) prepare(ctx context.Context, sql string, sess Session, kind string) (Statement, error) {
-	s.metrics.add("queries_total", 1, "kind", kind)
+	s.metrics.queries.WithLabelValues(kind).Inc()
 	ctx, cancel := s.planCtx(ctx)
 	defer cancel()
 	stmt, err := s.eng.Prepare(ctx, sql, sess)
@@ -117,7 +117,7 @@ func (s *Server) prepare(ctx context.Context, sql string, sess Session, kind str
 	}
 	if ps, ok := stmt.(PruningStatsStatement); ok {
 		for k, v := range ps.PruningStats() {
-			s.metrics.add("pruning_total", float64(v), "kind", k)
+			s.metrics.pruning.WithLabelValues(k).Add(float64(v))
 		}
 	}
 	return stmt, nil
@@ -267,7 +267,7 @@ func (s *Server) runUpdate(ctx context.Context, stmt Statement, rows [][]any) (i
 		}
 		total += n
 	}
-	s.metrics.add("updates_rows_total", float64(total))
+	s.metrics.updatesRows.Add(float64(total))
 	return total, nil
 }
 
@@ -471,7 +471,7 @@ func (q *sqlServer) CancelFlightInfo(ctx context.Context, req *flight.CancelFlig
 			seen[c.QID] = true
 			n := s.queries.cancel(c.QID, time.Unix(c.Exp, 0))
 			s.plans.drop(c.QID)
-			s.metrics.add("cancellations_total", 1)
+			s.metrics.cancelledByRPC()
 			s.log.Info("query cancelled", "qid", c.QID, "running_streams", n)
 		}
 	}

@@ -214,7 +214,7 @@ func (s *Server) MetricsAddr() net.Addr {
 
 // MetricsHandler serves the Prometheus text exposition of the server's metrics.
 func (s *Server) MetricsHandler() http.Handler {
-	return s.metrics
+	return s.metrics.handler()
 }
 
 // Shutdown stops accepting calls and waits for running ones until ctx is

@@ -32,6 +32,7 @@ func RepoConfig() Config {
 			"internal/rowfmt":   layerLeaf, // Arrow rows as JSON/CSV/text; imports only Arrow; used by cmd and tests
 			"internal/testutil": layerLeaf, // test helpers (fixtures, checked allocators); test-only
 			"internal/archtest": layerLeaf, // this lint; imports only the standard library
+			"internal/metrics":  layerLeaf, // process-wide Prometheus metrics (queue, memory, spills); imports only client_golang
 			"deletion":          layerDeletion,
 			"paimon":            layerPaimon,
 			"internal/orctest":  layerPaimon, // ORC writer for tests; imports paimon/types; test-only
