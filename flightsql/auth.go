@@ -7,9 +7,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net"
+	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
 	"golang.org/x/crypto/bcrypt"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -37,54 +43,225 @@ func IdentityFromContext(ctx context.Context) (Identity, bool) {
 
 const anonymousUser = "anonymous"
 
-// authenticator checks credentials and issues tokens.
+// authenticator checks credentials and issues tokens. The users (file and
+// Config.Users) and the signing key are reloadable: Reload swaps them
+// atomically, and every RPC looks its user up in the current set, so a
+// removed user's tokens fail and a demoted user is read-only at once.
 type authenticator struct {
-	noAuth bool
-	users  map[string]User
-	sign   signer
-	ttl    time.Duration
-	now    func() time.Time
-	// dummyHash makes unknown users cost as much as wrong passwords.
-	dummyHash []byte
+	noAuth    bool
+	cfgUsers  []User
+	usersFile string
+	keyFile   string
+	sign      signer
+	ttl       time.Duration
+	now       func() time.Time
+	oidc      *oidcVerifier
+	limiter   *loginLimiter
+	log       *slog.Logger
+
+	users atomic.Pointer[userSet]
+
+	reloadMu sync.Mutex
+	usersSum [32]byte // digest of the users file last applied
+	keySum   [32]byte // digest of the key file last applied
 }
 
-func newAuthenticator(cfg *Config, sign signer) (*authenticator, error) {
-	a := &authenticator{noAuth: cfg.NoAuth, users: map[string]User{}, sign: sign, ttl: cfg.TokenTTL, now: time.Now}
-	users := append([]User(nil), cfg.Users...)
-	if cfg.UsersFile != "" {
-		fromFile, err := LoadUsersFile(cfg.UsersFile)
+// userSet is one generation of the configured users.
+type userSet struct {
+	byName map[string]User
+	// decoy is checked for unknown users so that they cost as much as a
+	// wrong password: a bcrypt hash at the highest cost among the users.
+	decoy     []byte
+	decoyCost int
+}
+
+func newAuthenticator(cfg *Config, sign signer, log *slog.Logger) (*authenticator, error) {
+	a := &authenticator{
+		noAuth: cfg.NoAuth, cfgUsers: cfg.Users, usersFile: cfg.UsersFile, keyFile: cfg.TokenKeyFile,
+		sign: sign, ttl: cfg.TokenTTL, now: time.Now, log: log,
+		limiter: newLoginLimiter(cfg.LoginFailureBurst, cfg.LoginFailureInterval),
+	}
+	if cfg.OIDC != nil {
+		v, err := newOIDCVerifier(*cfg.OIDC)
+		if err != nil {
+			return nil, err
+		}
+		a.oidc = v
+	}
+	var data []byte
+	if a.usersFile != "" {
+		var err error
+		if data, err = os.ReadFile(a.usersFile); err != nil {
+			return nil, fmt.Errorf("users file: %w", err)
+		}
+	}
+	set, err := a.buildUsers(data)
+	if err != nil {
+		return nil, err
+	}
+	a.usersSum = sha256.Sum256(data)
+	a.users.Store(set)
+	if !a.noAuth && len(set.byName) == 0 && a.oidc == nil {
+		return nil, errors.New("authentication is on but no users are configured: give a users file, an OIDC issuer, or use NoAuth")
+	}
+	return a, nil
+}
+
+// buildUsers parses a users file's contents plus Config.Users.
+func (a *authenticator) buildUsers(file []byte) (*userSet, error) {
+	users := append([]User(nil), a.cfgUsers...)
+	if a.usersFile != "" {
+		fromFile, err := parseUsers(a.usersFile, file)
 		if err != nil {
 			return nil, err
 		}
 		users = append(users, fromFile...)
 	}
+	set := &userSet{byName: map[string]User{}, decoyCost: bcrypt.DefaultCost}
+	maxCost := 0
 	for _, u := range users {
-		if _, err := bcrypt.Cost([]byte(u.PasswordHash)); err != nil {
+		c, err := bcrypt.Cost([]byte(u.PasswordHash))
+		if err != nil {
 			return nil, fmt.Errorf("user %q: password hash is not bcrypt: %v", u.Name, err)
 		}
-		a.users[u.Name] = u
+		maxCost = max(maxCost, c)
+		set.byName[u.Name] = u
 	}
-	if !a.noAuth && len(a.users) == 0 {
-		return nil, errors.New("authentication is on but no users are configured: give a users file or use NoAuth")
+	if maxCost > 0 {
+		set.decoyCost = maxCost
 	}
-	h, err := bcrypt.GenerateFromPassword([]byte(randomID()), bcrypt.MinCost)
-	if err != nil {
-		return nil, err
+	if old := a.users.Load(); old != nil && old.decoyCost == set.decoyCost {
+		set.decoy = old.decoy
+	} else {
+		h, err := bcrypt.GenerateFromPassword([]byte(randomID()), set.decoyCost)
+		if err != nil {
+			return nil, err
+		}
+		set.decoy = h
 	}
-	a.dummyHash = h
-	return a, nil
+	return set, nil
+}
+
+// reload re-reads the users file and the key file and applies what
+// changed. A file that fails to parse leaves the previous state in force
+// (a half-written file never locks everyone out or lets anyone in).
+func (a *authenticator) reload() error {
+	a.reloadMu.Lock()
+	defer a.reloadMu.Unlock()
+	var errs []error
+	if a.usersFile != "" {
+		data, err := os.ReadFile(a.usersFile)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("users file: %w (keeping the previous users)", err))
+		} else if sum := sha256.Sum256(data); sum != a.usersSum {
+			set, err := a.buildUsers(data)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%w (keeping the previous users)", err))
+			} else {
+				a.users.Store(set)
+				a.usersSum = sum
+				a.log.Info("users file reloaded", "file", a.usersFile, "users", len(set.byName))
+			}
+		}
+	}
+	if a.keyFile != "" {
+		data, err := os.ReadFile(a.keyFile)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("token key file: %w (keeping the previous key)", err))
+		} else if sum := sha256.Sum256(data); sum != a.keySum {
+			key, err := parseKey(a.keyFile, data)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%w (keeping the previous key)", err))
+			} else {
+				a.keySum = sum
+				if a.sign.rotate(key) {
+					a.log.Warn("token signing key rotated: bearer tokens issued before are revoked", "file", a.keyFile)
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// user returns the current account of name.
+func (a *authenticator) user(name string) (User, bool) {
+	u, ok := a.users.Load().byName[name]
+	return u, ok
 }
 
 func (a *authenticator) checkPassword(user, pass string) (User, error) {
-	u, ok := a.users[user]
+	set := a.users.Load()
+	u, ok := set.byName[user]
 	if !ok {
-		_ = bcrypt.CompareHashAndPassword(a.dummyHash, []byte(pass))
+		_ = bcrypt.CompareHashAndPassword(set.decoy, []byte(pass))
 		return User{}, status.Errorf(codes.Unauthenticated, "invalid username or password (user %q)", user)
 	}
 	if bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(pass)) != nil {
 		return User{}, status.Errorf(codes.Unauthenticated, "invalid username or password (user %q)", user)
 	}
 	return u, nil
+}
+
+// clientAddr is the caller's IP address (no port), the key of the
+// per-address login limit.
+func clientAddr(ctx context.Context) string {
+	p, ok := peer.FromContext(ctx)
+	if !ok || p.Addr == nil {
+		return "unknown"
+	}
+	a := p.Addr.String()
+	if host, _, err := net.SplitHostPort(a); err == nil {
+		return host
+	}
+	return a
+}
+
+// bearer resolves a bearer token: one this server issued (the user must
+// still exist with the same password; the role is the current one), or,
+// with OIDC configured, one of the issuer.
+func (a *authenticator) bearer(ctx context.Context, tok string, now time.Time) (Identity, error) {
+	if a.oidc != nil {
+		if iss, ok := unverifiedIssuer(tok); ok && iss == a.oidc.cfg.Issuer {
+			id, err := a.oidc.verify(ctx, tok, now)
+			if err != nil {
+				return Identity{}, err
+			}
+			id.Token = tok
+			return id, nil
+		}
+	}
+	c, err := a.sign.verifyToken(tok, now)
+	if err != nil {
+		if iss, ok := unverifiedIssuer(tok); ok && iss != tokenIssuer {
+			if a.oidc != nil {
+				return Identity{}, fmt.Errorf("bearer token issuer %q is neither this server nor the OIDC issuer %q", iss, a.oidc.cfg.Issuer)
+			}
+			return Identity{}, fmt.Errorf("bearer token issuer %q is not accepted (no OIDC issuer is configured)", iss)
+		}
+		return Identity{}, err
+	}
+	id := Identity{User: c.Subject, ReadOnly: c.ReadOnly, Token: tok}
+	if !a.noAuth {
+		u, ok := a.user(c.Subject)
+		if !ok {
+			return Identity{}, fmt.Errorf("bearer token names user %q, who is no longer configured", c.Subject)
+		}
+		if c.PasswordFP != passwordFingerprint(u.PasswordHash) {
+			return Identity{}, fmt.Errorf("bearer token of user %q predates a password change; authenticate again", c.Subject)
+		}
+		id.ReadOnly = u.ReadOnly
+	}
+	return id, nil
+}
+
+// unverifiedIssuer reads a JWT's "iss" without checking anything, to pick
+// the verifier.
+func unverifiedIssuer(tok string) (string, bool) {
+	var c jwt.RegisteredClaims
+	if _, _, err := jwt.NewParser().ParseUnverified(tok, &c); err != nil {
+		return "", false
+	}
+	return c.Issuer, true
 }
 
 func parseBasic(cred string) (user, pass string, err error) {
@@ -117,19 +294,13 @@ func (a *authenticator) authenticate(ctx context.Context, handshake bool) (id Id
 
 	switch {
 	case strings.EqualFold(scheme, "Bearer") && cred != "":
-		c, err := a.sign.verifyToken(cred, now)
+		id, err := a.bearer(ctx, cred, now)
 		if err != nil {
 			if a.noAuth {
 				break // tokens are optional without auth
 			}
 			return Identity{}, "", status.Error(codes.Unauthenticated, err.Error())
 		}
-		if !a.noAuth {
-			if _, ok := a.users[c.Sub]; !ok {
-				return Identity{}, "", status.Errorf(codes.Unauthenticated, "bearer token names user %q, who is no longer configured", c.Sub)
-			}
-		}
-		id = Identity{User: c.Sub, ReadOnly: c.ReadOnly, Token: cred}
 		if handshake {
 			issued = cred // echo: JDBC token= sends Bearer on Handshake
 		}
@@ -145,10 +316,17 @@ func (a *authenticator) authenticate(ctx context.Context, handshake bool) (id Id
 			if u.Name == "" {
 				u.Name = anonymousUser
 			}
-		} else if u, err = a.checkPassword(user, pass); err != nil {
-			return Identity{}, "", err
+		} else {
+			addr := clientAddr(ctx)
+			if err := a.limiter.take(user, addr, now); err != nil {
+				return Identity{}, "", err
+			}
+			if u, err = a.checkPassword(user, pass); err != nil {
+				return Identity{}, "", err
+			}
+			a.limiter.refund(user, addr, a.now())
 		}
-		tok, err := a.sign.issueToken(u.Name, u.ReadOnly, a.ttl, now)
+		tok, err := a.sign.issueToken(u.Name, u.ReadOnly, passwordFingerprint(u.PasswordHash), a.ttl, now)
 		if err != nil {
 			return Identity{}, "", status.Error(codes.Internal, err.Error())
 		}
@@ -163,7 +341,7 @@ func (a *authenticator) authenticate(ctx context.Context, handshake bool) (id Id
 		}
 		id = Identity{User: user}
 		if handshake {
-			if issued, err = a.sign.issueToken(user, false, a.ttl, now); err != nil {
+			if issued, err = a.sign.issueToken(user, false, "", a.ttl, now); err != nil {
 				return Identity{}, "", status.Error(codes.Internal, err.Error())
 			}
 			id.Token = issued
@@ -203,7 +381,7 @@ func sessionKeyOf(ctx context.Context, id Identity) string {
 func (s *Server) authUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	id, issued, err := s.auth.authenticate(ctx, false)
 	if err != nil {
-		s.metrics.add("auth_failures_total", 1)
+		s.metrics.authFailures.Inc()
 		return nil, err
 	}
 	if issued != "" {
@@ -217,7 +395,7 @@ func (s *Server) authStream(srv any, ss grpc.ServerStream, info *grpc.StreamServ
 	handshake := strings.HasSuffix(info.FullMethod, "/Handshake")
 	id, issued, err := s.auth.authenticate(ss.Context(), handshake)
 	if err != nil {
-		s.metrics.add("auth_failures_total", 1)
+		s.metrics.authFailures.Inc()
 		return err
 	}
 	if issued != "" {

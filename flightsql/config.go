@@ -2,6 +2,7 @@ package flightsql
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -26,6 +27,9 @@ type Config struct {
 	NoAuth bool
 	// UsersFile names a file of "user:bcrypt-hash[:readonly]" lines ('#'
 	// starts a comment). Read-only users may query but not DELETE or CALL.
+	// The file is re-read when its contents change (see ReloadInterval)
+	// and on Server.Reload; every RPC uses the user's current entry, so a
+	// removed user's tokens fail and a demotion applies at once.
 	UsersFile string
 	// Users are added to those of UsersFile.
 	Users []User
@@ -35,6 +39,25 @@ type Config struct {
 	// random key is generated, so tokens and tickets are valid on this
 	// process only.
 	TokenKey []byte
+	// TokenKeyFile names a file holding the signing key (surrounding white
+	// space ignored, at least 16 bytes); it overrides TokenKey and is
+	// re-read like UsersFile. Writing a new key revokes every bearer token
+	// issued before; tickets and prepared handles signed with the previous
+	// key stay valid until their own expiry.
+	TokenKeyFile string
+	// ReloadInterval is how often UsersFile and TokenKeyFile are checked
+	// for changes (default 2s; < 0 only reloads on Server.Reload).
+	ReloadInterval time.Duration
+	// LoginFailureBurst and LoginFailureInterval rate-limit password
+	// attempts per user name and per client address: each may fail
+	// LoginFailureBurst times in a row (default 10), then one attempt per
+	// LoginFailureInterval (default 6s) until the bucket refills; excess
+	// attempts get ResourceExhausted with a RetryInfo. Burst < 0 disables.
+	LoginFailureBurst    int
+	LoginFailureInterval time.Duration
+	// OIDC, when set, also accepts bearer tokens of an OpenID Connect
+	// issuer (JWTs verified with its JWKS).
+	OIDC *OIDCConfig
 	// TokenTTL is the lifetime of a bearer token (default 12h).
 	TokenTTL time.Duration
 	// HandleTTL is the lifetime of a ticket or prepared-statement handle
@@ -117,13 +140,26 @@ func HashPassword(password string) (string, error) {
 // LoadUsersFile parses a users file: one "user:bcrypt-hash[:readonly]" per
 // line; blank lines and lines starting with '#' are ignored.
 func LoadUsersFile(path string) ([]User, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("users file: %w", err)
 	}
-	defer f.Close()
+	return parseUsers(path, data)
+}
+
+// parseKey checks the contents of a token key file (surrounding white
+// space is ignored).
+func parseKey(path string, data []byte) ([]byte, error) {
+	k := []byte(strings.TrimSpace(string(data)))
+	if len(k) < 16 {
+		return nil, fmt.Errorf("token key file %s holds %d bytes; use at least 16 (32 random bytes recommended)", path, len(k))
+	}
+	return k, nil
+}
+
+func parseUsers(path string, data []byte) ([]User, error) {
 	var users []User
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -157,6 +193,15 @@ func (c *Config) setDefaults() {
 	}
 	if c.TokenTTL <= 0 {
 		c.TokenTTL = 12 * time.Hour
+	}
+	if c.ReloadInterval == 0 {
+		c.ReloadInterval = 2 * time.Second
+	}
+	if c.LoginFailureBurst == 0 {
+		c.LoginFailureBurst = 10
+	}
+	if c.LoginFailureInterval <= 0 {
+		c.LoginFailureInterval = 6 * time.Second
 	}
 	if c.HandleTTL <= 0 {
 		c.HandleTTL = 24 * time.Hour

@@ -62,8 +62,8 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 		ctx, cancel = context.WithTimeoutCause(ctx, s.cfg.QueryTimeout, fmt.Errorf("query exceeded the server's per-query timeout of %s", s.cfg.QueryTimeout))
 		defer cancel()
 	}
-	s.metrics.gaugeAdd("streams_active", 1)
-	defer s.metrics.gaugeAdd("streams_active", -1)
+	s.metrics.streamsActive.Inc()
+	defer s.metrics.streamsActive.Dec()
 
 	var rows int64
 	var wr *recordWriter
@@ -73,8 +73,8 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 			sent = wr.Bytes()
 		}
 		noteTransfer(stream.Context(), rows, sent)
-		s.metrics.add("rows_sent_total", float64(rows))
-		s.metrics.add("bytes_sent_total", float64(sent))
+		s.metrics.rowsSent.Add(float64(rows))
+		s.metrics.bytesSent.Add(float64(sent))
 		if err != nil && ctx.Err() != nil {
 			// Report why the context ended rather than the symptom.
 			if cause := context.Cause(ctx); cause != nil {
@@ -102,7 +102,7 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 		var release func()
 		if stmt, pool, release = s.plans.get(qid, spec); stmt != nil {
 			mem = pool
-			s.metrics.add("plans_reused_total", 1)
+			s.metrics.plansReused.Inc()
 			// Runs after the deferred wait below: every batch sent is freed.
 			defer release()
 		}
@@ -160,7 +160,7 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 		}
 		// The batches sent by reference must outlive gRPC's use of them.
 		if n := wr.Wait(ctx); n > 0 {
-			s.metrics.add("batches_abandoned_total", float64(n))
+			s.metrics.batchesAbandoned.Add(float64(n))
 		}
 	}()
 

@@ -1,185 +1,124 @@
 package flightsql
 
 import (
-	"fmt"
-	"io"
-	"math"
 	"net/http"
-	"sort"
-	"strings"
-	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	pmetrics "github.com/paimon-flightsql/paimon-flightsql/internal/metrics"
 )
 
-// metrics is a small Prometheus registry written in the text exposition
-// format (version 0.0.4), so the server needs no client library.
+// metrics are the server's own Prometheus metrics, in a registry per
+// Server (tests run several servers in one process); the /metrics page
+// gathers it together with the process-wide internal/metrics registry
+// (Go runtime, process, queue, memory, spills, cancellations).
 type metrics struct {
-	mu       sync.Mutex
-	counters map[string]map[string]float64 // name → rendered labels → value
-	gauges   map[string]map[string]float64
-	hists    map[string]map[string]*histogram
-	help     map[string]string
+	reg *prometheus.Registry
+
+	rpcs             *prometheus.CounterVec   // method, code
+	rpcDuration      *prometheus.HistogramVec // method
+	queries          *prometheus.CounterVec   // kind
+	batchesAbandoned prometheus.Counter
+	plansReused      prometheus.Counter
+	errors           *prometheus.CounterVec // code
+	rowsSent         prometheus.Counter
+	bytesSent        prometheus.Counter
+	streamsActive    prometheus.Gauge
+	cancellations    prometheus.Counter
+	pruning          *prometheus.CounterVec // kind
+	updatesRows      prometheus.Counter
+	authFailures     prometheus.Counter
+	ticketsNoSplits  prometheus.Counter
 }
 
 var latencyBuckets = []float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
 
-type histogram struct {
-	counts []uint64 // per bucket, not cumulative
-	sum    float64
-	n      uint64
-}
-
-const metricPrefix = "paimon_flightsql_"
+const metricPrefix = pmetrics.Prefix
 
 func newMetrics() *metrics {
-	m := &metrics{
-		counters: map[string]map[string]float64{},
-		gauges:   map[string]map[string]float64{},
-		hists:    map[string]map[string]*histogram{},
-		help: map[string]string{
-			"rpcs_total":              "Flight RPCs handled, by method and gRPC code.",
-			"rpc_duration_seconds":    "Flight RPC latency, by method.",
-			"queries_total":           "SQL statements planned, by kind (query, update, prepare).",
-			"batches_abandoned_total": "Batches gRPC never released after their stream's connection died (released by the server instead).",
-			"plans_reused_total":      "DoGet streams served from the plan cached by GetFlightInfo (no planning).",
-			"errors_total":            "Failed RPCs, by gRPC code.",
-			"rows_sent_total":         "Result rows streamed by DoGet.",
-			"bytes_sent_total":        "IPC bytes (header and body) streamed by DoGet.",
-			"streams_active":          "DoGet result streams in progress.",
-			"cancellations_total":     "Queries cancelled by CancelFlightInfo.",
-			"pruning_total":           "Scan pruning counters reported by the engine, by kind.",
-			"updates_rows_total":      "Rows affected by DELETE/CALL statements.",
-			"auth_failures_total":     "Rejected authentication attempts.",
-		},
+	counter := func(name, help string) prometheus.Counter {
+		return prometheus.NewCounter(prometheus.CounterOpts{Name: metricPrefix + name, Help: help})
 	}
+	counterVec := func(name, help string, labels ...string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricPrefix + name, Help: help}, labels)
+	}
+	m := &metrics{
+		reg:  prometheus.NewRegistry(),
+		rpcs: counterVec("rpcs_total", "Flight RPCs handled, by method and gRPC code.", "method", "code"),
+		rpcDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: metricPrefix + "rpc_duration_seconds", Help: "Flight RPC latency, by method.", Buckets: latencyBuckets,
+		}, []string{"method"}),
+		queries:          counterVec("queries_total", "SQL statements planned, by kind (query, update, prepare).", "kind"),
+		batchesAbandoned: counter("batches_abandoned_total", "Batches gRPC never released after their stream's connection died (released by the server instead)."),
+		plansReused:      counter("plans_reused_total", "DoGet streams served from the plan cached by GetFlightInfo (no planning)."),
+		errors:           counterVec("errors_total", "Failed RPCs, by gRPC code.", "code"),
+		rowsSent:         counter("rows_sent_total", "Result rows streamed by DoGet."),
+		bytesSent:        counter("bytes_sent_total", "IPC bytes (header and body) streamed by DoGet."),
+		streamsActive:    prometheus.NewGauge(prometheus.GaugeOpts{Name: metricPrefix + "streams_active", Help: "DoGet result streams in progress."}),
+		cancellations:    counter("cancellations_total", "Queries cancelled by CancelFlightInfo."),
+		pruning:          counterVec("pruning_total", "Scan pruning counters reported by the engine, by kind.", "kind"),
+		updatesRows:      counter("updates_rows_total", "Rows affected by DELETE/CALL statements."),
+		authFailures:     counter("auth_failures_total", "Rejected authentication attempts."),
+		ticketsNoSplits:  counter("tickets_without_splits_total", "Endpoint tickets that carry SQL instead of planned splits (splits over the ticket or FlightInfo size limit)."),
+	}
+	m.reg.MustRegister(m.rpcs, m.rpcDuration, m.queries, m.batchesAbandoned, m.plansReused, m.errors,
+		m.rowsSent, m.bytesSent, m.streamsActive, m.cancellations, m.pruning, m.updatesRows, m.authFailures, m.ticketsNoSplits)
 	return m
 }
 
-func labelString(kv ...string) string {
-	if len(kv) == 0 {
-		return ""
+func (m *metrics) observeRPC(method, code string, d time.Duration, failed bool) {
+	m.rpcs.WithLabelValues(method, code).Inc()
+	m.rpcDuration.WithLabelValues(method).Observe(d.Seconds())
+	if failed {
+		m.errors.WithLabelValues(code).Inc()
 	}
-	var b strings.Builder
-	b.WriteByte('{')
-	for i := 0; i+1 < len(kv); i += 2 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		v := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(kv[i+1])
-		fmt.Fprintf(&b, `%s="%s"`, kv[i], v)
-	}
-	b.WriteByte('}')
-	return b.String()
 }
 
-func (m *metrics) add(name string, v float64, labels ...string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	s := m.counters[name]
-	if s == nil {
-		s = map[string]float64{}
-		m.counters[name] = s
-	}
-	s[labelString(labels...)] += v
+// cancelledByRPC counts a query cancelled by CancelFlightInfo/CancelQuery.
+func (m *metrics) cancelledByRPC() {
+	m.cancellations.Inc()
+	pmetrics.Cancelled("cancel_rpc")
 }
 
-func (m *metrics) gaugeAdd(name string, v float64, labels ...string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	s := m.gauges[name]
-	if s == nil {
-		s = map[string]float64{}
-		m.gauges[name] = s
-	}
-	s[labelString(labels...)] += v
+// handler serves this server's metrics and the process-wide ones.
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(prometheus.Gatherers{m.reg, pmetrics.Registry}, promhttp.HandlerOpts{})
 }
 
-func (m *metrics) observe(name string, d time.Duration, labels ...string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	s := m.hists[name]
-	if s == nil {
-		s = map[string]*histogram{}
-		m.hists[name] = s
-	}
-	key := labelString(labels...)
-	h := s[key]
-	if h == nil {
-		h = &histogram{counts: make([]uint64, len(latencyBuckets))}
-		s[key] = h
-	}
-	sec := d.Seconds()
-	for i, ub := range latencyBuckets {
-		if sec <= ub {
-			h.counts[i]++
-			break
-		}
-	}
-	h.sum += sec
-	h.n++
-}
-
-// value returns a counter's value (for tests and logs).
+// value returns the value of a counter or gauge series of this server
+// (name without the prefix; labels as name, value pairs), for tests.
 func (m *metrics) value(name string, labels ...string) float64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.counters[name][labelString(labels...)]
-}
-
-func sortedKeys[V any](mp map[string]V) []string {
-	keys := make([]string, 0, len(mp))
-	for k := range mp {
-		keys = append(keys, k)
+	fams, err := m.reg.Gather()
+	if err != nil {
+		return -1
 	}
-	sort.Strings(keys)
-	return keys
-}
-
-func fmtFloat(v float64) string {
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		return fmt.Sprintf("%d", int64(v))
-	}
-	return fmt.Sprintf("%g", v)
-}
-
-// write renders all metrics in the Prometheus text format.
-func (m *metrics) write(w io.Writer) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	emit := func(kind string, series map[string]map[string]float64) {
-		for _, name := range sortedKeys(series) {
-			full := metricPrefix + name
-			fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", full, m.help[name], full, kind)
-			for _, l := range sortedKeys(series[name]) {
-				fmt.Fprintf(w, "%s%s %s\n", full, l, fmtFloat(series[name][l]))
+	for _, f := range fams {
+		if f.GetName() != metricPrefix+name {
+			continue
+		}
+	series:
+		for _, s := range f.GetMetric() {
+			got := map[string]string{}
+			for _, l := range s.GetLabel() {
+				got[l.GetName()] = l.GetValue()
+			}
+			if len(got) != len(labels)/2 {
+				continue
+			}
+			for i := 0; i+1 < len(labels); i += 2 {
+				if got[labels[i]] != labels[i+1] {
+					continue series
+				}
+			}
+			switch {
+			case s.Counter != nil:
+				return s.Counter.GetValue()
+			case s.Gauge != nil:
+				return s.Gauge.GetValue()
 			}
 		}
 	}
-	emit("counter", m.counters)
-	emit("gauge", m.gauges)
-	for _, name := range sortedKeys(m.hists) {
-		full := metricPrefix + name
-		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s histogram\n", full, m.help[name], full)
-		for _, l := range sortedKeys(m.hists[name]) {
-			h := m.hists[name][l]
-			inner := strings.TrimSuffix(strings.TrimPrefix(l, "{"), "}")
-			sep := ""
-			if inner != "" {
-				sep = ","
-			}
-			var cum uint64
-			for i, ub := range latencyBuckets {
-				cum += h.counts[i]
-				fmt.Fprintf(w, "%s_bucket{%s%sle=\"%g\"} %d\n", full, inner, sep, ub, cum)
-			}
-			fmt.Fprintf(w, "%s_bucket{%s%sle=\"+Inf\"} %d\n", full, inner, sep, h.n)
-			fmt.Fprintf(w, "%s_sum%s %g\n%s_count%s %d\n", full, l, h.sum, full, l, h.n)
-		}
-	}
-}
-
-// ServeHTTP serves the metrics page.
-func (m *metrics) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	m.write(w)
+	return 0
 }

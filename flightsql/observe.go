@@ -67,11 +67,7 @@ func methodName(full string) string {
 func (s *Server) finish(ctx context.Context, method string, start time.Time, ci *callInfo, err error) {
 	d := time.Since(start)
 	code := status.Code(err)
-	s.metrics.add("rpcs_total", 1, "method", method, "code", code.String())
-	s.metrics.observe("rpc_duration_seconds", d, "method", method)
-	if err != nil {
-		s.metrics.add("errors_total", 1, "code", code.String())
-	}
+	s.metrics.observeRPC(method, code.String(), d, err != nil)
 	ci.mu.Lock()
 	attrs := []slog.Attr{
 		slog.String("method", method),

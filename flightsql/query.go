@@ -81,7 +81,7 @@ func (s *Server) plannedSplits(stmt Statement, eps int, spec execSpec) json.RawM
 		return nil
 	}
 	if len(b) > ticketSplitsMax || len(b)*eps > infoSplitsMax {
-		s.metrics.add("tickets_without_splits_total", float64(eps))
+		s.metrics.ticketsNoSplits.Add(float64(eps))
 		return nil
 	}
 	return b
@@ -134,7 +134,7 @@ func (s *Server) planCtx(ctx context.Context) (context.Context, context.CancelFu
 
 // prepare plans sql and maps errors to gRPC codes.
 func (s *Server) prepare(ctx context.Context, sql string, sess Session, kind string) (Statement, error) {
-	s.metrics.add("queries_total", 1, "kind", kind)
+	s.metrics.queries.WithLabelValues(kind).Inc()
 	ctx, release, err := s.admit(ctx)
 	if err != nil {
 		return nil, err
@@ -154,7 +154,7 @@ func (s *Server) prepare(ctx context.Context, sql string, sess Session, kind str
 	}
 	if ps, ok := stmt.(PruningStatsStatement); ok {
 		for k, v := range ps.PruningStats() {
-			s.metrics.add("pruning_total", float64(v), "kind", k)
+			s.metrics.pruning.WithLabelValues(k).Add(float64(v))
 		}
 	}
 	return stmt, nil
@@ -307,7 +307,7 @@ func (s *Server) runUpdate(ctx context.Context, stmt Statement, rows [][]any) (i
 		}
 		total += n
 	}
-	s.metrics.add("updates_rows_total", float64(total))
+	s.metrics.updatesRows.Add(float64(total))
 	return total, nil
 }
 
@@ -511,7 +511,7 @@ func (q *sqlServer) CancelFlightInfo(ctx context.Context, req *flight.CancelFlig
 			seen[c.QID] = true
 			n := s.queries.cancel(c.QID, time.Unix(c.Exp, 0))
 			s.plans.drop(c.QID)
-			s.metrics.add("cancellations_total", 1)
+			s.metrics.cancelledByRPC()
 			s.log.Info("query cancelled", "qid", c.QID, "running_streams", n)
 		}
 	}

@@ -3,11 +3,13 @@ package flightsql
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,6 +50,41 @@ type Server struct {
 	mu      sync.Mutex
 	httpSrv *http.Server
 	httpLis net.Listener
+	// stopReload ends the users/key file watcher (nil when not running).
+	stopReload chan struct{}
+}
+
+// Reload re-reads the users file and the token key file now (the server
+// also polls them every Config.ReloadInterval; cmd serve calls Reload on
+// SIGHUP). A file that fails to load leaves the previous users or key in
+// force and is reported in the error.
+func (s *Server) Reload() error { return s.auth.reload() }
+
+func (s *Server) startReloader() {
+	if s.cfg.ReloadInterval < 0 || (s.cfg.UsersFile == "" && s.cfg.TokenKeyFile == "") {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopReload != nil {
+		return
+	}
+	stop := make(chan struct{})
+	s.stopReload = stop
+	go func() {
+		t := time.NewTicker(s.cfg.ReloadInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				if err := s.auth.reload(); err != nil {
+					s.log.Error("reloading credentials failed", "error", err)
+				}
+			}
+		}
+	}()
 }
 
 // NewServer validates cfg and builds a server. Call Serve to accept
@@ -66,6 +103,15 @@ func NewServer(cfg Config, eng Engine, cat catalog.Catalog) (*Server, error) {
 		s.admission = newAdmission(cfg.MaxConcurrentQueries, cfg.QueueTimeout)
 	}
 	key := cfg.TokenKey
+	if cfg.TokenKeyFile != "" {
+		data, err := os.ReadFile(cfg.TokenKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("token key file: %w", err)
+		}
+		if key, err = parseKey(cfg.TokenKeyFile, data); err != nil {
+			return nil, err
+		}
+	}
 	if len(key) == 0 {
 		key = make([]byte, 32)
 		if _, err := rand.Read(key); err != nil {
@@ -75,10 +121,14 @@ func NewServer(cfg Config, eng Engine, cat catalog.Catalog) (*Server, error) {
 	} else if len(key) < 16 {
 		return nil, fmt.Errorf("token signing key is %d bytes; use at least 16 (32 recommended)", len(key))
 	}
-	s.sign = signer{key: key}
+	s.sign = newSigner(key)
 	var err error
-	if s.auth, err = newAuthenticator(&s.cfg, s.sign); err != nil {
+	if s.auth, err = newAuthenticator(&s.cfg, s.sign, s.log); err != nil {
 		return nil, err
+	}
+	if cfg.TokenKeyFile != "" {
+		data, _ := os.ReadFile(cfg.TokenKeyFile)
+		s.auth.keySum = sha256.Sum256(data)
 	}
 	tlsCfg, err := s.cfg.tlsConfig()
 	if err != nil {
@@ -121,6 +171,7 @@ func (s *Server) Serve(lis net.Listener) error {
 			return err
 		}
 	}
+	s.startReloader()
 	s.log.Info("flight sql server listening", "addr", lis.Addr().String(), "tls", s.cfg.TLSCertFile != "", "auth", !s.cfg.NoAuth, "catalog", s.cfg.Catalog)
 	err := s.grpc.Serve(lis)
 	if errors.Is(err, grpc.ErrServerStopped) {
@@ -170,7 +221,7 @@ func (s *Server) MetricsAddr() net.Addr {
 
 // MetricsHandler serves the Prometheus text exposition of the server's metrics.
 func (s *Server) MetricsHandler() http.Handler {
-	return s.metrics
+	return s.metrics.handler()
 }
 
 // Shutdown stops accepting calls and waits for running ones until ctx is
@@ -180,6 +231,10 @@ func (s *Server) MetricsHandler() http.Handler {
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	httpSrv := s.httpSrv
+	if s.stopReload != nil {
+		close(s.stopReload)
+		s.stopReload = nil
+	}
 	s.mu.Unlock()
 	if httpSrv != nil {
 		_ = httpSrv.Shutdown(ctx)

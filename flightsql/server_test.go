@@ -322,9 +322,15 @@ func TestAuth(t *testing.T) {
 	}
 
 	// Forged: flip a byte of the payload; foreign key; expired.
-	raw, _ := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(tok[0], "Bearer "))
-	raw[5] ^= 1
-	forged := metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+base64.RawURLEncoding.EncodeToString(raw))
+	// The token is a JWT: rewrite its payload (keeping the signature).
+	parts := strings.Split(strings.TrimPrefix(tok[0], "Bearer "), ".")
+	if len(parts) != 3 {
+		t.Fatalf("token is not a JWT: %q", tok[0])
+	}
+	raw, _ := base64.RawURLEncoding.DecodeString(parts[1])
+	raw = bytes.Replace(raw, []byte(`"alice"`), []byte(`"alicf"`), 1)
+	parts[1] = base64.RawURLEncoding.EncodeToString(raw)
+	forged := metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+strings.Join(parts, "."))
 	_, err = cl.Execute(forged, "SELECT * FROM orders")
 	wantCode(t, err, codes.Unauthenticated, "signature invalid")
 	foreign := pfsql.IssueTokenWithKeyForTest([]byte("some-other-key-some-other-key!!!"), "alice", time.Now())
@@ -942,12 +948,19 @@ func TestMetricsAndLogging(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	for _, want := range []string{
-		`paimon_flightsql_rpcs_total{method="GetFlightInfo",code="OK"} 1`,
-		`paimon_flightsql_rpcs_total{method="GetFlightInfo",code="NotFound"} 1`,
+		`paimon_flightsql_rpcs_total{code="OK",method="GetFlightInfo"} 1`,
+		`paimon_flightsql_rpcs_total{code="NotFound",method="GetFlightInfo"} 1`,
 		`paimon_flightsql_rows_sent_total 12`,
 		`paimon_flightsql_errors_total{code="NotFound"} 1`,
 		`# TYPE paimon_flightsql_rpc_duration_seconds histogram`,
 		`paimon_flightsql_rpc_duration_seconds_count{method="DoGet"} 3`,
+		`paimon_flightsql_streams_active 0`,
+		// Process-wide: Go runtime and the engine's queue/memory/spill metrics.
+		"\ngo_goroutines ",
+		"\ngo_memstats_heap_alloc_bytes ",
+		`paimon_flightsql_queue_length `,
+		`paimon_flightsql_spills_total `,
+		`# TYPE paimon_flightsql_query_peak_memory_bytes histogram`,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("metrics lack %q:\n%s", want, body)

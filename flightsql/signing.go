@@ -4,20 +4,19 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
+	"sync/atomic"
 )
 
-// Signed blobs (bearer tokens, tickets, prepared-statement handles) are
+// Signed blobs (tickets, prepared-statement handles) are
 //
 //	version(1) | purpose(1) | JSON payload | HMAC-SHA256(key, version|purpose|payload)
 //
-// The purpose byte keeps a ticket from being replayed as a token and vice
-// versa. Payloads carry their own expiry. Any node configured with the same
+// The purpose byte keeps a ticket from being replayed as a handle and vice
+// versa (bearer tokens are JWTs, see jwt.go). Payloads carry their own expiry. Any node configured with the same
 // key verifies what another node issued.
 const (
 	sealVersion byte = 1
@@ -29,11 +28,44 @@ const (
 
 var (
 	errBadSignature = errors.New("signature invalid (forged, corrupted, or issued with another signing key)")
-	errExpired      = errors.New("expired")
 )
 
+// signer seals tickets and handles and signs bearer tokens with the
+// current key. Keys rotate (Config.TokenKeyFile changed, Server.Reload):
+// bearer tokens verify against the current key only, so rotating the key
+// revokes every token issued before; tickets and prepared handles also
+// verify against the previous key, so queries planned just before a
+// rotation can still be fetched (they stay bound to their user and expiry).
 type signer struct {
-	key []byte
+	keys *atomic.Pointer[keyPair]
+}
+
+type keyPair struct {
+	cur, prev []byte
+	tokenKey  []byte // derived from cur: bearer tokens never share a MAC key with tickets
+}
+
+func newSigner(key []byte) signer {
+	s := signer{keys: &atomic.Pointer[keyPair]{}}
+	s.keys.Store(&keyPair{cur: key, tokenKey: deriveTokenKey(key)})
+	return s
+}
+
+func deriveTokenKey(key []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("paimon-flightsql bearer token key v1"))
+	return m.Sum(nil)
+}
+
+// rotate makes key current and keeps the old one for tickets and handles.
+// It reports whether the key changed.
+func (s signer) rotate(key []byte) bool {
+	old := s.keys.Load()
+	if hmac.Equal(old.cur, key) {
+		return false
+	}
+	s.keys.Store(&keyPair{cur: key, prev: old.cur, tokenKey: deriveTokenKey(key)})
+	return true
 }
 
 func purposeName(p byte) string {
@@ -48,8 +80,8 @@ func purposeName(p byte) string {
 	return "signed value"
 }
 
-func (s signer) mac(b []byte) []byte {
-	m := hmac.New(sha256.New, s.key)
+func mac(key, b []byte) []byte {
+	m := hmac.New(sha256.New, key)
 	m.Write(b)
 	return m.Sum(nil)
 }
@@ -63,7 +95,7 @@ func (s signer) seal(purpose byte, v any) ([]byte, error) {
 	out := make([]byte, 0, 2+len(payload)+sha256.Size)
 	out = append(out, sealVersion, purpose)
 	out = append(out, payload...)
-	return append(out, s.mac(out)...), nil
+	return append(out, mac(s.keys.Load().cur, out)...), nil
 }
 
 // open verifies b and decodes its payload into v.
@@ -78,47 +110,14 @@ func (s signer) open(purpose byte, b []byte, v any) error {
 		return fmt.Errorf("%s: got a %s instead", purposeName(purpose), purposeName(b[1]))
 	}
 	body, sig := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
-	if !hmac.Equal(sig, s.mac(body)) {
+	kp := s.keys.Load()
+	if !hmac.Equal(sig, mac(kp.cur, body)) && (kp.prev == nil || !hmac.Equal(sig, mac(kp.prev, body))) {
 		return fmt.Errorf("%s %w", purposeName(purpose), errBadSignature)
 	}
 	if err := json.Unmarshal(body[2:], v); err != nil {
 		return fmt.Errorf("%s payload: %w", purposeName(purpose), err)
 	}
 	return nil
-}
-
-// tokenClaims is the payload of a bearer token.
-type tokenClaims struct {
-	Sub      string `json:"sub"`
-	ReadOnly bool   `json:"ro,omitempty"`
-	Iat      int64  `json:"iat"`
-	Exp      int64  `json:"exp"`
-	Nonce    string `json:"n"`
-}
-
-func (s signer) issueToken(user string, readOnly bool, ttl time.Duration, now time.Time) (string, error) {
-	b, err := s.seal(purposeToken, tokenClaims{
-		Sub: user, ReadOnly: readOnly, Iat: now.Unix(), Exp: now.Add(ttl).Unix(), Nonce: randomID(),
-	})
-	if err != nil {
-		return "", err
-	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
-}
-
-func (s signer) verifyToken(tok string, now time.Time) (tokenClaims, error) {
-	var c tokenClaims
-	b, err := base64.RawURLEncoding.DecodeString(tok)
-	if err != nil {
-		return c, fmt.Errorf("bearer token is not base64url: %w", err)
-	}
-	if err := s.open(purposeToken, b, &c); err != nil {
-		return c, err
-	}
-	if now.Unix() >= c.Exp {
-		return c, fmt.Errorf("bearer token of user %q %w at %s; authenticate again", c.Sub, errExpired, time.Unix(c.Exp, 0).UTC().Format(time.RFC3339))
-	}
-	return c, nil
 }
 
 // randomID returns 16 random bytes in hex.

@@ -10,7 +10,9 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -51,7 +53,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	listen := fs.String("listen", "127.0.0.1:32010", "listen `address`")
 	noAuth := fs.Bool("no-auth", false, "accept every client without authentication (default when listening on loopback without --users)")
 	users := fs.String("users", "", "users `file`: lines of user:bcrypt-hash[:readonly]")
-	keyFile := fs.String("token-key-file", "", "`file` with the key that signs tokens and tickets (share it across nodes; random per process by default)")
+	keyFile := fs.String("token-key-file", "", "`file` with the key that signs tokens and tickets (share it across nodes; random per process by default); re-read when it changes: a new key revokes all bearer tokens")
+	reload := fs.Duration("reload-interval", 2*time.Second, "how often the users and key files are checked for changes (SIGHUP reloads at once; negative = SIGHUP only)")
+	oidcIssuer := fs.String("oidc-issuer", "", "also accept bearer JWTs of this OpenID Connect `issuer` (its iss claim)")
+	jwksURL := fs.String("jwks-url", "", "`URL` of the OIDC issuer's JWKS (default: jwks_uri of its discovery document)")
+	oidcAudience := fs.String("oidc-audience", "", "`audience` OIDC tokens must carry (required with --oidc-issuer)")
+	oidcROClaim := fs.String("oidc-readonly-claim", "", "`name=value`: OIDC tokens whose claim name is (or contains) value get the read-only role")
+	oidcUserClaim := fs.String("oidc-user-claim", "sub", "OIDC `claim` that names the user")
 	tlsCert := fs.String("tls-cert", "", "TLS certificate `file`")
 	tlsKey := fs.String("tls-key", "", "TLS private key `file`")
 	clientCA := fs.String("tls-client-ca", "", "CA `file` for client certificates (enables mTLS)")
@@ -100,6 +108,20 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		MetricsAddr: *metrics, QueryTimeout: *timeout, Logger: logger,
 		MaxEndpoints: *maxEndpoints, EndpointBytes: *endpointMiB << 20,
 		MaxConcurrentQueries: *maxQueries, QueueTimeout: *queueTimeout,
+		ReloadInterval: *reload,
+	}
+	if *oidcIssuer != "" {
+		o := &flightsql.OIDCConfig{Issuer: *oidcIssuer, JWKSURL: *jwksURL, Audience: *oidcAudience, UserClaim: *oidcUserClaim}
+		if *oidcROClaim != "" {
+			name, value, ok := strings.Cut(*oidcROClaim, "=")
+			if !ok || name == "" || value == "" {
+				return fmt.Errorf("--oidc-readonly-claim %q: want name=value", *oidcROClaim)
+			}
+			o.ReadOnlyClaim, o.ReadOnlyValue = name, value
+		}
+		cfg.OIDC = o
+	} else if *jwksURL != "" || *oidcAudience != "" || *oidcROClaim != "" {
+		return errors.New("--jwks-url, --oidc-audience and --oidc-readonly-claim need --oidc-issuer")
 	}
 	if *maxEndpoints < 0 {
 		return errors.New("--max-endpoints must be 0 or positive")
@@ -110,18 +132,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	popts := planner.Options{MaxStatementBytes: *maxStmt, MaxExpressionDepth: *maxDepth, Memory: budget}
 	if *keyFile != "" {
-		k, err := os.ReadFile(*keyFile)
-		if err != nil {
-			return fmt.Errorf("token key: %w", err)
-		}
-		cfg.TokenKey = []byte(strings.TrimSpace(string(k)))
+		cfg.TokenKeyFile = *keyFile
 	} else {
 		cfg.TokenKey = make([]byte, 32)
 		if _, err := rand.Read(cfg.TokenKey); err != nil {
 			return err
 		}
 	}
-	if !cfg.NoAuth && cfg.UsersFile == "" {
+	if !cfg.NoAuth && cfg.UsersFile == "" && cfg.OIDC == nil {
 		if !isLoopback(*listen) {
 			return fmt.Errorf("listening on %s without --users: pass --users FILE, or --no-auth to accept everyone", *listen)
 		}
@@ -136,6 +154,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	stopHUP := reloadOnSIGHUP(srv, logger) // before the banner: once it is out, SIGHUP is safe
+	defer stopHUP()
 	scheme := "grpc"
 	if *tlsCert != "" {
 		scheme = "grpc+tls"
@@ -168,4 +188,30 @@ func isLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// reloadOnSIGHUP re-reads the users and key files on SIGHUP until the
+// returned function is called.
+func reloadOnSIGHUP(srv *flightsql.Server, logger *slog.Logger) func() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-ch:
+				if err := srv.Reload(); err != nil {
+					logger.Error("SIGHUP: reloading credentials failed", "error", err)
+				} else {
+					logger.Info("SIGHUP: credentials reloaded")
+				}
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
 }

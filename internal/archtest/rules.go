@@ -33,6 +33,7 @@ func RepoConfig() Config {
 			"internal/testutil": layerLeaf, // test helpers (fixtures, checked allocators); test-only
 			"internal/archtest": layerLeaf, // this lint; imports only the standard library
 			"internal/panics":   layerLeaf, // recovered panics as errors; imports only the standard library
+			"internal/metrics":  layerLeaf, // process-wide Prometheus metrics (queue, memory, spills); imports only client_golang
 			"deletion":          layerDeletion,
 			"paimon":            layerPaimon,
 			"internal/orctest":  layerPaimon, // ORC writer for tests; imports paimon/types; test-only
