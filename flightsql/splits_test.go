@@ -112,7 +112,9 @@ func startPlannerServer(t *testing.T, dir string, n *scanCounter) *env {
 		t.Fatal(err)
 	}
 	cat := countingCatalog{Catalog: catalog.NewFS(fio, "."), n: n}
-	srv, err := pfsql.NewServer(pfsql.Config{NoAuth: true, TokenKey: testKey, Allocator: mem,
+	// EndpointBytes -1: one endpoint per partition however small the
+	// result, so that each day's split travels in a ticket of its own.
+	srv, err := pfsql.NewServer(pfsql.Config{NoAuth: true, TokenKey: testKey, Allocator: mem, EndpointBytes: -1,
 		Logger: slog.New(slog.DiscardHandler)}, pfsql.PlannerEngine(planner.New(cat, planner.Options{})), cat)
 	if err != nil {
 		t.Fatal(err)

@@ -146,10 +146,6 @@ type Pending struct {
 // the test: delete its entry when the feature lands (issue 14: Avro data
 // files and external data paths are the i14-format branch).
 var PendingFixtures = map[string]Pending{
-	"paimon-cpp/avro/append_multiple.db/append_multiple": {
-		Reason: "needs Avro data file reader (file.format=avro)", ErrorContains: `unsupported data file format ".avro"`},
-	"paimon-cpp/avro/append_with_multiple_map.db/append_with_multiple_map": {
-		Reason: "needs Avro data file reader (file.format=avro)", ErrorContains: `unsupported data file format ".avro"`},
 	"paimon-cpp/parquet/pk_dv_index_not_in_data_with_external.db/pk_dv_index_not_in_data_with_external": {
 		Reason: "needs external data paths (data-file.external-paths, _EXTERNAL_PATH)", ErrorContains: "FILE:/tmp/external"},
 }

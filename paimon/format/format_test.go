@@ -254,7 +254,7 @@ func TestORCAndUnknownExtension(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "data-1.orc") {
 		t.Fatalf("empty ORC file: got %v", err)
 	}
-	if _, err := Open(bytes.NewReader(nil), 0, "data-1.avro", nil); !errors.Is(err, ErrUnsupportedFormat) {
+	if _, err := Open(bytes.NewReader(nil), 0, "data-1.lance", nil); !errors.Is(err, ErrUnsupportedFormat) {
 		t.Fatalf("got %v", err)
 	}
 }
