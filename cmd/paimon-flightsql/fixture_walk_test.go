@@ -33,7 +33,7 @@ type walkEntry struct {
 	file                           string // expected jsonl
 	snapshot                       *int64
 	columns                        []string
-	binary                         map[string]bool // columns shown as UTF-8 text of bytes
+	binary                         map[string]string // column → Paimon type, for columns holding bytes (shown as UTF-8 text)
 	rowFilter                      string
 }
 
@@ -72,7 +72,7 @@ func fixtureWalk(t *testing.T) []walkEntry {
 					continue
 				}
 				w := walkEntry{warehouse: filepath.Dir(dbDir), db: strings.TrimSuffix(filepath.Base(dbDir), ".db"),
-					table: filepath.Base(tableDir), tableDir: tableDir, file: filepath.Join(filepath.Dir(p), e.File), binary: map[string]bool{}}
+					table: filepath.Base(tableDir), tableDir: tableDir, file: filepath.Join(filepath.Dir(p), e.File), binary: map[string]string{}}
 				for k, v := range e.Query {
 					switch k {
 					case "snapshot_id":
@@ -92,7 +92,7 @@ func fixtureWalk(t *testing.T) []walkEntry {
 				for _, c := range e.Columns {
 					system = system || strings.Contains(c.Type, "system field")
 					if strings.Contains(c.Type, "BLOB") || strings.Contains(c.Type, "BYTES") || strings.Contains(c.Type, "BINARY") {
-						w.binary[c.Name] = true
+						w.binary[c.Name] = c.Type
 					}
 				}
 				if system && w.columns == nil {
@@ -164,7 +164,7 @@ func walkCanon(v any) any {
 
 // walkRows canonicalises jsonl text (binary columns base64-decoded when
 // decode is set: our renderers print bytes as base64).
-func walkRows(t *testing.T, text string, binary map[string]bool, decode bool) []string {
+func walkRows(t *testing.T, text string, binary map[string]string, decode bool) []string {
 	var out []string
 	sc := bufio.NewScanner(strings.NewReader(text))
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
@@ -180,12 +180,8 @@ func walkRows(t *testing.T, text string, binary map[string]bool, decode bool) []
 			t.Fatalf("bad jsonl %q: %v", line, err)
 		}
 		for k := range m {
-			if s, ok := m[k].(string); ok && decode && binary[k] {
-				raw, err := base64.StdEncoding.DecodeString(s)
-				if err != nil {
-					t.Fatalf("column %s: %q is not base64", k, s)
-				}
-				m[k] = string(raw)
+			if typ, ok := binary[k]; ok && decode {
+				m[k] = bytesAsText(t, k, typ, m[k])
 			}
 		}
 		b, _ := json.Marshal(walkCanon(m))
@@ -348,4 +344,72 @@ func flightRows(t *testing.T, cl *flightsql.Client, sql string) (string, error) 
 		return "", err
 	}
 	return buf.String(), nil
+}
+
+// bytesAsText turns the base64 our renderers give BYTES/BINARY/BLOB values
+// into their UTF-8 text, as the fixtures show them, following the Paimon
+// type string (also inside ARRAY, MAP — a list of [key, value] — and ROW).
+func bytesAsText(t *testing.T, col, typ string, v any) any {
+	typ = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(typ), "NOT NULL"))
+	upper := strings.ToUpper(typ)
+	inner := func(prefix string) string { return typ[len(prefix) : len(typ)-1] }
+	switch {
+	case v == nil:
+		return nil
+	case strings.HasPrefix(upper, "ARRAY<"):
+		if xs, ok := v.([]any); ok {
+			for i := range xs {
+				xs[i] = bytesAsText(t, col, inner("ARRAY<"), xs[i])
+			}
+		}
+	case strings.HasPrefix(upper, "MAP<"):
+		parts := splitTopLevel(inner("MAP<"))
+		if xs, ok := v.([]any); ok && len(parts) == 2 {
+			for _, e := range xs {
+				if kv, ok := e.([]any); ok && len(kv) == 2 {
+					kv[0] = bytesAsText(t, col, parts[0], kv[0])
+					kv[1] = bytesAsText(t, col, parts[1], kv[1])
+				}
+			}
+		}
+	case strings.HasPrefix(upper, "ROW<"):
+		if o, ok := v.(map[string]any); ok {
+			for _, f := range splitTopLevel(inner("ROW<")) {
+				name, ftyp, _ := strings.Cut(strings.TrimSpace(f), " ")
+				name = strings.Trim(name, "`\"")
+				if x, ok := o[name]; ok {
+					o[name] = bytesAsText(t, col, ftyp, x)
+				}
+			}
+		}
+	case strings.HasPrefix(upper, "BYTES"), strings.HasPrefix(upper, "BINARY"), strings.HasPrefix(upper, "VARBINARY"), strings.HasPrefix(upper, "BLOB"):
+		if s, ok := v.(string); ok {
+			raw, err := base64.StdEncoding.DecodeString(s)
+			if err != nil {
+				t.Fatalf("column %s: %q is not base64", col, s)
+			}
+			return string(raw)
+		}
+	}
+	return v
+}
+
+// splitTopLevel splits a comma-separated type list at depth 0 of <>/().
+func splitTopLevel(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch r {
+		case '<', '(':
+			depth++
+		case '>', ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(s[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	return append(out, strings.TrimSpace(s[start:]))
 }
