@@ -50,6 +50,10 @@ type TaskCtx struct {
 	// executions of a query (the Flight server's per-query pool); it is
 	// handed to catalog reads in their read options.
 	Pool *bufpool.Pool
+	// Spill, when set, lets Sort, HashAggregate, Distinct and HashJoin
+	// write to local disk when their memory reservation fails (spill.go);
+	// nil = they fail with ErrResourceExhausted instead.
+	Spill *Spiller
 	// Eval returns a fresh vec.Ctx for one stream (expressions evaluate with it).
 	now vec.Ctx
 }

@@ -78,6 +78,9 @@ func (s *Sort) Execute(tc *TaskCtx, p int) (Stream, error) {
 		if s.Fetch > 0 {
 			return s.runTopN(tc, enc, exprs)
 		}
+		if tc.Spill != nil {
+			return s.runExternal(tc, enc, exprs)
+		}
 		return s.runFull(tc, enc, exprs)
 	}}, nil
 }
