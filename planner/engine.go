@@ -43,6 +43,9 @@ type Options struct {
 	// Memory is the server-wide budget every query's budget draws from
 	// (nil = none: each query is bounded by its own budget only).
 	Memory *exec.Budget
+	// Spill configures spilling to local disk (on by default, in the OS
+	// temp directory, without a disk budget).
+	Spill SpillOptions
 }
 
 // maxPartitions caps the partitions of one statement.

@@ -43,6 +43,7 @@ type sqlQuery struct {
 	plan    logical.Node // optimized; nil when the query has parameters
 	ordered bool
 	budget  int64
+	noSpill bool // SpillOption off
 
 	mu    sync.Mutex
 	op    exec.Operator // planned at Prepare; taken by the first execution
@@ -79,6 +80,7 @@ func parseSize(s string) (int64, error) {
 func (e *Engine) prepareSQL(ctx context.Context, st *parse.Statement, sess Session) (*sqlQuery, error) {
 	opts := map[string]string{}
 	budget := int64(DefaultQueryMemory)
+	q0noSpill := false
 	for k, v := range sess.Options {
 		if k == MemoryLimitOption {
 			n, err := parseSize(v)
@@ -88,10 +90,18 @@ func (e *Engine) prepareSQL(ctx context.Context, st *parse.Statement, sess Sessi
 			budget = n
 			continue
 		}
+		if k == SpillOption {
+			on, err := parseSpill(v)
+			if err != nil {
+				return nil, err
+			}
+			q0noSpill = !on
+			continue
+		}
 		opts[k] = v
 	}
 	ls := logical.Session{Catalog: e.cat, CatalogName: e.opts.CatalogName, Database: sess.Database, Options: opts}
-	q := &sqlQuery{e: e, stmt: st, sess: ls, budget: budget}
+	q := &sqlQuery{e: e, stmt: st, sess: ls, budget: budget, noSpill: q0noSpill}
 	planned, err := decodePlanned(sess.Splits)
 	if err != nil {
 		return nil, err
@@ -251,7 +261,7 @@ func (q *sqlQuery) withParamTypes(ctx context.Context, bound []arrow.DataType) (
 	if err != nil {
 		return nil, err
 	}
-	nq := &sqlQuery{e: q.e, stmt: q.stmt, sess: q.sess, budget: q.budget, untyped: q.untyped}
+	nq := &sqlQuery{e: q.e, stmt: q.stmt, sess: q.sess, budget: q.budget, noSpill: q.noSpill, untyped: q.untyped}
 	nq.schema = b.Plan.Schema().Arrow()
 	nq.ordered = isOrdered(b.Plan)
 	nq.params, _ = paramTypes(b, len(types))
@@ -345,13 +355,16 @@ func (q *sqlQuery) execute(ctx context.Context, mem memory.Allocator, pool *bufp
 	tc := exec.NewTaskCtx(ctx, mem, params, budget)
 	tc.BatchSize = q.e.opts.BatchSize
 	tc.Pool = pool
+	tc.Spill = q.newSpiller()
 	s, err := op.Execute(tc, part)
 	if err != nil {
 		budget.Close()
+		tc.Spill.Close()
 		return nil, err
 	}
 	r := newStreamReader(q.schema, s)
 	r.budget = budget
+	r.spill = tc.Spill
 	return r, nil
 }
 
@@ -453,6 +466,8 @@ func (q *sqlQuery) explainAnalyze(ctx context.Context, mem memory.Allocator) ([]
 	}
 	tc := exec.NewTaskCtx(ctx, mem, nil, q.e.newBudget(q.budget))
 	defer tc.Budget.Close()
+	tc.Spill = q.newSpiller()
+	defer tc.Spill.Close()
 	tc.BatchSize = q.e.opts.BatchSize
 	s, err := root.Execute(tc, 0)
 	if err != nil {
@@ -508,6 +523,7 @@ type streamReader struct {
 	err    error
 	mu     sync.Mutex
 	budget *exec.Budget // closed with the stream
+	spill  *exec.Spiller // closed (its directory removed) with the stream
 }
 
 func newStreamReader(schema *arrow.Schema, s exec.Stream) *streamReader {
@@ -532,6 +548,7 @@ func (r *streamReader) Release() {
 		r.s = nil
 	}
 	r.budget.Close()
+	r.spill.Close()
 }
 func (r *streamReader) Schema() *arrow.Schema { return r.schema }
 func (r *streamReader) Next() bool {

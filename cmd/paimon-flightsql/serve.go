@@ -71,6 +71,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxQueries := fs.Int("max-concurrent-queries", 0, "statements planned or streamed at once; others queue (0 = max(8, 4×CPUs), -1 = unlimited)")
 	queueTimeout := fs.Duration("queue-timeout", 30*time.Second, "how `long` a statement waits for a slot before failing with RESOURCE_EXHAUSTED")
 	memLimit := fs.String("memory-limit", "", "server-wide `size` (e.g. 1GiB) that the memory budgets of all queries draw from (default: half of the machine's or cgroup's memory; 0 = none)")
+	spillDir := fs.String("spill-dir", "", "`directory` under which queries over their memory budget spill sorts, aggregations and joins (default: the OS temp directory)")
+	spillLimit := fs.String("spill-limit", "", "server-wide disk `size` (e.g. 20GiB) of all spill files at once (default/0: unlimited; \"off\" disables spilling)")
 	maxStmt := fs.Int("max-statement-bytes", 0, "longest SQL text accepted, in `bytes` (0 = 4 MiB, -1 = unlimited)")
 	maxDepth := fs.Int("max-expression-depth", 0, "longest run of prefix operators (NOT, -, ~) nested without parentheses (0 = 256, -1 = unlimited; parentheses are capped at 190 levels)")
 	catOpts := kvFlag{}
@@ -131,6 +133,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	popts := planner.Options{MaxStatementBytes: *maxStmt, MaxExpressionDepth: *maxDepth, Memory: budget}
+	if popts.Spill, err = spillOptions(*spillDir, *spillLimit); err != nil {
+		return err
+	}
 	if *keyFile != "" {
 		cfg.TokenKeyFile = *keyFile
 	} else {
