@@ -522,7 +522,7 @@ type streamReader struct {
 	cur    arrow.RecordBatch
 	err    error
 	mu     sync.Mutex
-	budget *exec.Budget // closed with the stream
+	budget *exec.Budget  // closed with the stream
 	spill  *exec.Spiller // closed (its directory removed) with the stream
 }
 
