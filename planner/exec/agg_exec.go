@@ -35,6 +35,9 @@ type aggStream struct {
 	cdone  bool
 
 	reserved atomic.Int64 // bytes reserved with tc.Budget
+
+	depth int    // spill recursion level (agg_spill.go)
+	sub   Stream // the spilled aggregation's output, when it spilled
 }
 
 func (s *aggStream) reserve(held *int64, now int64) error {
@@ -70,11 +73,23 @@ func (s *aggStream) Next() (arrow.RecordBatch, error) {
 	}
 	if !s.started {
 		s.started = true
-		if err := s.run(); err != nil {
+		err := s.run()
+		if err != nil {
+			s.releaseCols()
+			err = s.spillAfter(err)
+		}
+		if err != nil {
 			s.err = err
 			s.releaseCols()
 			return nil, err
 		}
+	}
+	if s.sub != nil {
+		b, err := s.sub.Next()
+		if err != nil {
+			s.err = err
+		}
+		return b, err
 	}
 	if s.pos >= s.n {
 		s.releaseCols()
@@ -118,6 +133,10 @@ func (s *aggStream) Close() {
 	defer s.mu.Unlock()
 	s.closed = true
 	s.releaseCols()
+	if s.sub != nil {
+		s.sub.Close()
+		s.sub = nil
+	}
 	if r := s.reserved.Swap(0); r > 0 {
 		s.tc.Budget.Free(r)
 	}

@@ -39,7 +39,7 @@ func (d *Distinct) Execute(tc *TaskCtx, p int) (Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &distinctStream{tc: tc, ec: tc.EvalCtx(), in: in, kt: NewKeyTable(types)}, nil
+	return &distinctStream{tc: tc, ec: tc.EvalCtx(), in: in, kt: NewKeyTable(types), schema: s}, nil
 }
 
 type distinctStream struct {
@@ -51,6 +51,12 @@ type distinctStream struct {
 	idx  []int32
 	held int64
 	done bool
+
+	// Spilling (distinct_spill.go).
+	schema *arrow.Schema
+	depth  int
+	part   *spillPartitioner // set once the table is frozen
+	sub    Stream            // the runs' DISTINCTs, after the input
 }
 
 func (s *distinctStream) Next() (arrow.RecordBatch, error) {
@@ -64,12 +70,26 @@ func (s *distinctStream) Next() (arrow.RecordBatch, error) {
 		}
 		if b == nil {
 			s.done = true
+			if s.part != nil {
+				if err := s.finishSpill(); err != nil {
+					return nil, err
+				}
+			}
 			break
+		}
+		if s.part != nil {
+			if err := s.spillBatch(b); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		out, err := s.batch(b)
 		if err != nil || out != nil {
 			return out, err
 		}
+	}
+	if s.sub != nil {
+		return s.sub.Next()
 	}
 	return nil, nil
 }
@@ -89,10 +109,14 @@ func (s *distinctStream) batch(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 	}
 	if now := s.kt.Bytes() + 4*int64(cap(s.gids)+cap(s.idx)); now > s.held {
 		if err := s.tc.Budget.Reserve("Distinct", now-s.held); err != nil {
-			b.Release()
-			return nil, err
+			if !s.startSpill(err) {
+				b.Release()
+				return nil, err
+			}
+			// Frozen: this batch's new keys are in the table (unreserved).
+		} else {
+			s.held = now
 		}
-		s.held = now
 	}
 	// New ids are given in row order: row r is a first occurrence when its
 	// id is the next new one.
@@ -173,6 +197,14 @@ func (s *distinctStream) Close() {
 		s.in = nil
 	}
 	s.done = true
+	if s.part != nil {
+		s.part.abort()
+		s.part = nil
+	}
+	if s.sub != nil {
+		s.sub.Close()
+		s.sub = nil
+	}
 	s.kt = NewKeyTable(nil)
 	s.tc.Budget.Free(s.held)
 	s.held = 0

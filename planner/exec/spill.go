@@ -35,7 +35,7 @@ type Spiller struct {
 	dir    string
 	closed bool
 	seq    int
-	files  int // runs written (stats)
+	files  int // run files created (stats)
 	bytes  int64
 }
 
@@ -55,7 +55,8 @@ func (s *Spiller) Dir() string {
 	return s.dir
 }
 
-// Stats returns the number of run files written and their bytes.
+// Stats returns the number of run files created and the bytes of those
+// finished.
 func (s *Spiller) Stats() (files int, bytes int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -100,6 +101,7 @@ func (s *Spiller) newFile(kind string) (*os.File, error) {
 		s.dir = d
 	}
 	s.seq++
+	s.files++
 	f, err := os.OpenFile(filepath.Join(s.dir, fmt.Sprintf("%s-%06d.arrows", kind, s.seq)), os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("exec: spill file: %w", err)
@@ -210,7 +212,6 @@ func (w *SpillWriter) Finish() (*SpillRun, error) {
 		return nil, fmt.Errorf("exec: %s spill: closing %s: %w", w.op, name, err)
 	}
 	w.sp.mu.Lock()
-	w.sp.files++
 	w.sp.bytes += w.total
 	w.sp.mu.Unlock()
 	if w.sp.OnFile != nil {

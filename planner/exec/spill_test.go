@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -278,4 +279,101 @@ func TestSpillDiskBudget(t *testing.T) {
 	}
 }
 
-var _ = vec.Column{}
+// spillCompareSorted checks op gives the same rows (in any order) with a
+// tiny budget and spilling as unlimited, fails over budget without
+// spilling, and leaves nothing behind.
+func spillCompareSorted(t *testing.T, mem memory.Allocator, op Operator, budget int64, minFiles int) {
+	t.Helper()
+	want, _, err := spillRun(t, mem, op, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := spillRun(t, mem, op, budget, false); !errors.Is(err, ErrResourceExhausted) {
+		t.Fatalf("without spilling: %v, want ResourceExhausted", err)
+	}
+	got, sp, err := spillRun(t, mem, op, budget, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files, _ := sp.Stats(); files < minFiles {
+		t.Errorf("%d runs spilled, want at least %d", files, minFiles)
+	}
+	if n := spillLeftovers(sp); n != 0 {
+		t.Errorf("%d run files left after the stream closed", n)
+	}
+	spillCheckClean(t, sp)
+	slices.Sort(got)
+	slices.Sort(want)
+	if len(got) != len(want) {
+		t.Fatalf("%d rows, want %d", len(got), len(want))
+	}
+	if d := jtDiff(got, want); d != "" {
+		t.Fatalf("spilled result differs: %s", d)
+	}
+	t.Logf("%d rows match", len(got))
+}
+
+func spillAgg(t *testing.T, in Operator) *HashAggregate {
+	kinds := []string{"string", "decimal", "int64", "int32", "int64"}
+	c := jtKeyExprs(kinds, []int{0, 1, 2, 3, 4})
+	h, err := NewHashAggregate(in, []vec.Expr{c[0], c[3]}, nil, []AggExpr{
+		{Func: "COUNT_STAR"},
+		{Func: "SUM", Args: []vec.Expr{c[4]}},
+		{Func: "SUM", Args: []vec.Expr{c[1]}},
+		{Func: "MIN", Args: []vec.Expr{c[2]}},
+		{Func: "MAX", Args: []vec.Expr{c[1]}},
+		{Func: "COUNT", Args: []vec.Expr{c[2]}, Distinct: true},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func TestAggregateSpillMatchesInMemory(t *testing.T) {
+	for _, parts := range []int{1, 3} {
+		mem := spillMem(t)
+		// Many groups (string x int32 keys over a wide domain).
+		tb := spillTable(t, mem, uint64(10+parts), 130000, 40000, parts)
+		// The aggregation's fixed state (hash table, six accumulators)
+		// is tens of KiB, so its budget is 4x the others' (the data is
+		// still 25x the budget).
+		spillCompareSorted(t, mem, spillAgg(t, tb.op), 4*spillTestBudget, spillFanout/2)
+	}
+}
+
+func TestAggregateSpillAbort(t *testing.T) {
+	spillAbort(t, func(in Operator) Operator { return spillAgg(t, in) })
+}
+
+func TestAggregateSpillSkewFails(t *testing.T) {
+	// Two groups, each a STRING_AGG of half the rows: no partitioning helps.
+	mem := spillMem(t)
+	tb := spillTable(t, mem, 3, 100000, 1, 1) // keys: 0 or NULL
+	kinds := []string{"string", "decimal", "int64", "int32", "int64"}
+	c := jtKeyExprs(kinds, []int{0, 1, 2, 3, 4})
+	h, err := NewHashAggregate(tb.op, []vec.Expr{c[3]}, nil, []AggExpr{{Func: "STRING_AGG", Args: []vec.Expr{c[0]}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sp, err := spillRun(t, mem, h, spillTestBudget, true)
+	if !errors.Is(err, ErrResourceExhausted) || !strings.Contains(err.Error(), "query memory") {
+		t.Fatalf("err = %v, want ResourceExhausted naming the budget", err)
+	}
+	if n := spillLeftovers(sp); n != 0 {
+		t.Errorf("%d run files left", n)
+	}
+	spillCheckClean(t, sp)
+}
+
+func TestDistinctSpillMatchesInMemory(t *testing.T) {
+	for _, parts := range []int{1, 3} {
+		mem := spillMem(t)
+		tb := spillTable(t, mem, uint64(20+parts), 130000, 3000, parts)
+		spillCompareSorted(t, mem, &Distinct{Input: tb.op}, spillTestBudget, spillFanout/2)
+	}
+}
+
+func TestDistinctSpillAbort(t *testing.T) {
+	spillAbort(t, func(in Operator) Operator { return &Distinct{Input: in} })
+}
