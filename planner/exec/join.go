@@ -68,6 +68,11 @@ type HashJoin struct {
 	once sync.Once
 	core *joinCore
 	err  error
+
+	// Grace join state (join_spill.go).
+	spillDepth int
+	gmu        sync.Mutex
+	grace      map[*TaskCtx]*graceShared
 }
 
 // NewHashJoin validates the join and computes its schema.
@@ -129,7 +134,11 @@ func (h *HashJoin) Execute(tc *TaskCtx, p int) (Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.execute(tc, p)
+	s, err := c.execute(tc, p)
+	if err != nil {
+		return nil, err
+	}
+	return h.executeSpillable(tc, p, s), nil
 }
 
 // NestedLoopJoin joins every left row with every right row passing Filter

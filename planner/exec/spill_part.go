@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -34,6 +35,12 @@ type spillPartitioner struct {
 	enc    *KeyEncoder
 	exprs  []vec.Expr
 	depth  int
+	// spread, when set, marks the keys where NULL matches nothing (join
+	// keys that are not null-safe): a row with a NULL there goes to a
+	// bucket round-robin instead of by hash, so NULL keys do not pile up
+	// in one bucket (such a row matches nothing in any bucket).
+	spread []bool
+	rr     atomic.Uint64
 
 	mu sync.Mutex
 	ws [spillFanout]*SpillWriter
@@ -68,17 +75,33 @@ func (p *spillPartitioner) add(ec *vec.Ctx, b arrow.RecordBatch, rows []int32) e
 	if err != nil {
 		return err
 	}
+	var nullRow []bool
+	for i, c := range cols {
+		if i < len(p.spread) && p.spread[i] && c.NullN() > 0 {
+			if nullRow == nil {
+				nullRow = make([]bool, n)
+			}
+			for r := 0; r < n; r++ {
+				nullRow[r] = nullRow[r] || c.IsNull(r)
+			}
+		}
+	}
 	var kr KeyRows
 	err = p.enc.Encode(&kr, cols)
 	releaseArrays(cols)
 	if err != nil {
 		return err
 	}
+	base := p.rr.Add(1)
 	var idx [spillFanout][]int32
 	shift := uint(spillBits * p.depth)
 	put := func(r int32) {
-		h := maphash.Bytes(spillSeed, kr.Row(int(r)))
-		k := (h >> shift) & (spillFanout - 1)
+		var k uint64
+		if nullRow != nil && nullRow[r] {
+			k = (base + uint64(r)) % spillFanout
+		} else {
+			k = (maphash.Bytes(spillSeed, kr.Row(int(r))) >> shift) & (spillFanout - 1)
+		}
 		idx[k] = append(idx[k], r)
 	}
 	if rows == nil {

@@ -377,3 +377,66 @@ func TestDistinctSpillMatchesInMemory(t *testing.T) {
 func TestDistinctSpillAbort(t *testing.T) {
 	spillAbort(t, func(in Operator) Operator { return &Distinct{Input: in} })
 }
+
+// spillJoinTables are two tables of string, decimal, int64 key columns and
+// an int64 payload (NULL keys included), keyed on a wide domain.
+func spillJoinTables(t *testing.T, mem memory.Allocator, rows int) (*jtTable, *jtTable) {
+	kinds := []string{"string", "decimal", "int64", "int64"}
+	mk := func(seed uint64, prefix string, parts int) *jtTable {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		tb := jtNewTable(mem, prefix, kinds, jtRandVals(rng, rows, 3, rows/2, 5), parts, 1000)
+		t.Cleanup(tb.release)
+		return tb
+	}
+	return mk(31, "l", 2), mk(32, "r", 2)
+}
+
+func TestJoinSpillMatchesInMemory(t *testing.T) {
+	mem := spillMem(t)
+	L, R := spillJoinTables(t, mem, 30000)
+	kinds := []string{"string", "decimal", "int64", "int64"}
+	for i, typ := range []JoinType{InnerJoin, LeftJoin, RightJoin, FullJoin, SemiJoin, AntiJoin, RightSemiJoin, RightAntiJoin} {
+		var filter vec.Expr
+		if i%2 == 1 {
+			filter = jtSumFilter(3, 7)
+		}
+		keys := []int{0, 1}
+		nullSafe := []bool{false, typ == FullJoin}
+		h, err := NewHashJoin(L.op, R.op, typ, jtKeyExprs(kinds, keys), jtKeyExprs(kinds, keys), filter, nullSafe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(typ.String(), func(t *testing.T) {
+			spillCompareSorted(t, mem, h, spillTestBudget, spillFanout)
+		})
+	}
+}
+
+func TestJoinSpillMarkStaysExhausted(t *testing.T) {
+	mem := spillMem(t)
+	L, R := spillJoinTables(t, mem, 20000)
+	kinds := []string{"string", "decimal", "int64", "int64"}
+	h, err := NewHashJoin(L.op, R.op, MarkJoin, jtKeyExprs(kinds, []int{0}), jtKeyExprs(kinds, []int{0}), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sp, err := spillRun(t, mem, h, spillTestBudget, true)
+	if !errors.Is(err, ErrResourceExhausted) || !strings.Contains(err.Error(), "query memory") {
+		t.Fatalf("mark join: %v, want ResourceExhausted naming the budget", err)
+	}
+	spillCheckClean(t, sp)
+}
+
+func TestJoinSpillAbort(t *testing.T) {
+	mem := spillMem(t)
+	_, R := spillJoinTables(t, mem, 30000)
+	kinds := []string{"string", "decimal", "int64", "int64", "int64"}
+	spillAbort(t, func(in Operator) Operator {
+		// The spill table's first two columns are string, decimal too.
+		h, err := NewHashJoin(in, R.op, LeftJoin, jtKeyExprs(kinds, []int{0, 1}), jtKeyExprs(kinds, []int{0, 1}), nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	})
+}
