@@ -16,4 +16,11 @@
 //     with tc.Budget before holding them; over budget the query fails with
 //     an error wrapping ErrResourceExhausted that names the budget and the
 //     operator.
+//   - With tc.Spill set, Sort (without Fetch), HashAggregate (with GROUP BY,
+//     no grouping sets), Distinct and HashJoin (not mark) answer a failed
+//     reservation by spilling to runs under the query's spill directory
+//     (spill*.go) and return exactly the rows the in-memory path would (Sort:
+//     in the same order, ties included). Every run file is removed when the
+//     stream that made it closes or fails; Spiller.Close removes the
+//     directory. Spill files are accounted with the spill disk budget.
 package exec
