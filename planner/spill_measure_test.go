@@ -15,10 +15,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// TestSpillMeasureConcurrentSorts (PAIMON_SPILL_MEASURE=1) runs 4 ORDER BYs
+// TestSpillMeasureConcurrentSorts (PAIMON_SPILL_MEASURE=1, =sort, =other)
+// runs 4 ORDER BYs
 // at once over a 400k-row table, unlimited and under a 4 MiB query budget,
 // and logs the time and the peak Go heap above the table's; the results
-// must match.
+// must match. Then the same for a GROUP BY and a join (each with ORDER BY).
 func TestSpillMeasureConcurrentSorts(t *testing.T) {
 	if os.Getenv("PAIMON_SPILL_MEASURE") == "" {
 		t.Skip("set PAIMON_SPILL_MEASURE=1 to measure")
@@ -64,13 +65,31 @@ func TestSpillMeasureConcurrentSorts(t *testing.T) {
 		}
 		return el, peak.Load() - min(base, peak.Load()), res[0]
 	}
-	tu, hu, want := run(nil)
-	ts, hs, got := run(map[string]string{MemoryLimitOption: "4MiB"})
-	if !slices.Equal(got, want) {
-		t.Fatal("spilled result differs")
+	if os.Getenv("PAIMON_SPILL_MEASURE") == "sort" || os.Getenv("PAIMON_SPILL_MEASURE") == "1" {
+		tu, hu, want := run(nil)
+		ts, hs, got := run(map[string]string{MemoryLimitOption: "4MiB"})
+		if !slices.Equal(got, want) {
+			t.Fatal("spilled result differs")
+		}
+		t.Logf("4 concurrent ORDER BYs (digest %v): unlimited %s, peak heap +%d MiB; 4MiB budget (spilling) %s, peak heap +%d MiB",
+			want, tu.Round(time.Millisecond), hu>>20, ts.Round(time.Millisecond), hs>>20)
 	}
-	t.Logf("4 concurrent ORDER BYs (digest %v): unlimited %s, peak heap +%d MiB; 4MiB budget (spilling) %s, peak heap +%d MiB",
-		want, tu.Round(time.Millisecond), hu>>20, ts.Round(time.Millisecond), hs>>20)
+	for _, q := range []string{
+		"SELECT g, count(*), sum(v), min(d) FROM big GROUP BY g ORDER BY g",
+		"SELECT b.id, o.id FROM big b JOIN other o ON b.id = o.v ORDER BY b.id, o.id",
+	} {
+		if os.Getenv("PAIMON_SPILL_MEASURE") == "sort" {
+			break
+		}
+		sql = q
+		tu, hu, want := run(nil)
+		ts, hs, got := run(map[string]string{MemoryLimitOption: "4MiB"})
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: spilled result differs", q)
+		}
+		t.Logf("4 concurrent %q: unlimited %s, peak heap +%d MiB; 4MiB budget %s, peak heap +%d MiB",
+			q, tu.Round(time.Millisecond), hu>>20, ts.Round(time.Millisecond), hs>>20)
+	}
 }
 
 // spillQueryDigest runs sql and returns its row count and an FNV digest of

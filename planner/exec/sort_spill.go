@@ -10,8 +10,9 @@ import (
 )
 
 // External sort (tc.Spill set, no Fetch): every input partition buffers its
-// batches and their encoded keys; when a reservation fails, the partition
-// sorts its buffer (stable), writes it as a sorted run and frees it. If no
+// batches and their encoded keys; when a reservation fails, or the sort
+// holds over half the budget, the partition sorts its buffer (stable),
+// writes it as a sorted run and frees it. If no
 // run was written the sort finishes in memory exactly as runFull does.
 // Otherwise the partitions' remainders are written too and the runs are
 // merged k-way (intermediate passes of at most fanIn runs when there are
@@ -167,7 +168,20 @@ func (x *extSort) add(tc *TaskCtx, ec *vec.Ctx, p int, buf *sortBuf, b arrow.Rec
 	if alone {
 		return x.spillBuf(tc, ec, p, buf)
 	}
+	// Once spilling, the sort keeps at most half the budget, leaving room
+	// to the operators feeding it (a grace join's bucket builds), which
+	// cannot take memory back from it.
+	if lim := spillLimit(tc.Budget); lim > 0 && x.res.held() > lim/2 {
+		return x.spillBuf(tc, ec, p, buf)
+	}
 	return nil
+}
+
+// held is the number of bytes reserved now.
+func (r *reservation) held() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.res
 }
 
 // dropBuf releases a buffer and its reservation.
