@@ -117,9 +117,16 @@ func (f *AvroFile) NumRowGroups() int { return 1 }
 // RowGroupNumRows implements DataFile.
 func (f *AvroFile) RowGroupNumRows(int) int64 { return f.numRows }
 
-// RowGroupStats implements DataFile: Avro files carry no statistics.
-func (f *AvroFile) RowGroupStats(int, []types.DataField) predicate.MapStats {
-	return predicate.MapStats{}
+// RowGroupStats implements DataFile: Avro files carry no statistics; only
+// the row count and the fields the file lacks (all NULL) are known.
+func (f *AvroFile) RowGroupStats(_ int, fields []types.DataField) predicate.MapStats {
+	out := predicate.MapStats{Rows: f.numRows, Columns: map[int]predicate.ColumnStats{}}
+	for _, fd := range fields {
+		if c, err := f.resolve(fd); err == nil && c.top < 0 {
+			out.Columns[fd.ID] = predicate.ColumnStats{NullCount: f.numRows}
+		}
+	}
+	return out
 }
 
 // resolve locates a requested field among the writer schema's top-level
