@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-flightsql/paimon-flightsql/internal/testutil"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
 )
 
@@ -489,5 +490,48 @@ func TestReadEvolvedColumnJavaCast(t *testing.T) {
 			t.Fatalf("got %v %v", d, s)
 		}
 		rd.Release()
+	}
+}
+
+// TestNarrowingCastStatistics: after BIGINT → INT (Java wraps 4294967297 to
+// 1) and VARCHAR(10) → VARCHAR(2), the file's min/max no longer bound the
+// values read, so they must not prune: the row matching the filter is found.
+func TestNarrowingCastStatistics(t *testing.T) {
+	mem := testutil.CheckedAllocator(t)
+	fileFields := []types.DataField{{ID: 1, Name: "x", Type: types.NewBigInt()}, {ID: 2, Name: "s", Type: types.NewVarChar(10)}}
+	b := array.NewRecordBuilder(mem, ArrowSchema(fileFields))
+	defer b.Release()
+	b.Field(0).(*array.Int64Builder).AppendValues([]int64{4294967297, 4294967300}, nil)
+	b.Field(1).(*array.StringBuilder).AppendValues([]string{"abcd", "abzz"}, nil)
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	data := writeParquet(t, fileFields, rec, 10)
+	f, err := Open(strings.NewReader(string(data)), int64(len(data)), "n.parquet", fileFields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur := []types.DataField{{ID: 1, Name: "x", Type: types.NewInt()}, {ID: 2, Name: "s", Type: types.NewVarChar(2)}}
+	for _, p := range []predicate.Predicate{
+		&predicate.Leaf{Column: "x", FieldID: 1, Type: types.NewInt(), Op: predicate.Eq, Literals: []any{int64(1)}},
+		&predicate.Leaf{Column: "s", FieldID: 2, Type: types.NewVarChar(2), Op: predicate.Eq, Literals: []any{"ab"}},
+	} {
+		if !predicate.MayMatch(p, f.RowGroupStats(0, cur)) {
+			t.Fatalf("%v: statistics of the narrowed column pruned a matching row group", p)
+		}
+		rd, err := f.Read(context.Background(), ReadOptions{Fields: cur, Filter: p, Allocator: mem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for rd.Next() {
+			n += int(rd.RecordBatch().NumRows())
+		}
+		if err := rd.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rd.Release()
+		if want := map[string]int{"x": 1, "s": 2}[p.(*predicate.Leaf).Column]; n != want {
+			t.Fatalf("%v: %d rows, want %d", p, n, want)
+		}
 	}
 }
