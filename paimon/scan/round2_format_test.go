@@ -191,7 +191,11 @@ func rewriteManifests(t *testing.T, dir string, edit func(*paimon.ManifestEntry)
 // _EXTERNAL_PATH of the manifests (FILE:/tmp/external/... →
 // file:<extDir>/...), as the fixture's external_path_remap says the source
 // test does. It returns the table directory and the external folder.
-func externalFixture(t *testing.T, declared func(extDir string) string) (string, string) {
+//
+// With indexOutside, the DV index files are moved to <extDir>/index and
+// their index manifest entries given that external path (what
+// index-file-in-data-file-dir writes next to external data files).
+func externalFixture(t *testing.T, declared func(extDir string) string, indexOutside bool) (string, string) {
 	root := round2Dir(t)
 	src := filepath.Join(root, "paimon-cpp/parquet/pk_dv_index_not_in_data_with_external.db")
 	tmp := t.TempDir()
@@ -219,7 +223,22 @@ func externalFixture(t *testing.T, declared func(extDir string) string) (string,
 			e.File.ExternalPath = &p
 			n++
 		}
-	}, func(*paimon.IndexManifestEntry) {})
+	}, func(e *paimon.IndexManifestEntry) {
+		if !indexOutside {
+			return
+		}
+		from := filepath.Join(tableDir, "index", e.IndexFile.FileName)
+		to := filepath.Join(extDir, "index", e.IndexFile.FileName)
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(from, to); err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+		p := "file:" + filepath.ToSlash(to)
+		e.IndexFile.ExternalPath = &p
+		n++
+	})
 	if n == 0 {
 		t.Fatal("no _EXTERNAL_PATH in the manifests")
 	}
@@ -231,18 +250,26 @@ func externalFixture(t *testing.T, declared func(extDir string) string) (string,
 // manifests' _EXTERNAL_PATH says, to its expected rows; then checks that a
 // location the table does not declare is refused.
 func TestRound2ExternalDataPaths(t *testing.T) {
-	tableDir, _ := externalFixture(t, func(ext string) string { return "FILE://" + filepath.ToSlash(ext) })
+	tableDir, _ := externalFixture(t, func(ext string) string { return "FILE://" + filepath.ToSlash(ext) }, false)
 	runExpected(t, tableDir)
 
+	t.Run("DV index files outside too", func(t *testing.T) {
+		tableDir, _ := externalFixture(t, func(ext string) string { return "file:" + filepath.ToSlash(ext) }, true)
+		if ents, _ := os.ReadDir(filepath.Join(tableDir, "index")); len(ents) != 0 {
+			t.Fatalf("index files left in the table: %d", len(ents))
+		}
+		runExpected(t, tableDir)
+	})
+
 	t.Run("undeclared location refused", func(t *testing.T) {
-		tableDir, _ := externalFixture(t, func(ext string) string { return "file://" + filepath.ToSlash(filepath.Dir(ext)) + "/elsewhere" })
+		tableDir, _ := externalFixture(t, func(ext string) string { return "file://" + filepath.ToSlash(filepath.Dir(ext)) + "/elsewhere" }, false)
 		err := readTableErr(t, tableDir)
 		if err == nil || !errors.Is(err, fileio.ErrOutsideRoot) || !strings.Contains(err.Error(), "data-file.external-paths") {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("no option refused", func(t *testing.T) {
-		tableDir, _ := externalFixture(t, func(string) string { return "" })
+		tableDir, _ := externalFixture(t, func(string) string { return "" }, false)
 		err := readTableErr(t, tableDir)
 		if err == nil || !errors.Is(err, fileio.ErrOutsideRoot) {
 			t.Fatalf("err = %v", err)
