@@ -296,10 +296,88 @@ func TestJavaCastMatrix(t *testing.T) {
 		{from: ty("TIMESTAMP(3)"), to: ty("TIME(3)"), in: tsv{millis: -1}, want: millisPerDay - 1, java: "floorMod"},
 		{from: ty("TIMESTAMP(3)"), to: ty("BIGINT"), in: tsv{millis: -1500}, want: int64(-1), java: "unixTimestamp: millis / 1000 truncates"},
 		{from: ty("TIMESTAMP(3)"), to: ty("INT"), in: tsv{millis: 1672628645999}, want: 1672628645, java: "(int) unixTimestamp"},
+		// The remaining allowed pairs, one or two edge values each.
+		{from: ty("BOOLEAN"), to: ty("TINYINT"), in: true, want: 1, java: "BooleanToNumericCastRule (byte)"},
+		{from: ty("BOOLEAN"), to: ty("SMALLINT"), in: false, want: 0, java: "BooleanToNumericCastRule (short)"},
+		{from: ty("BOOLEAN"), to: ty("BIGINT"), in: true, want: int64(1), java: "BooleanToNumericCastRule (long)"},
+		{from: ty("BOOLEAN"), to: ty("FLOAT"), in: true, want: 1.0, java: "BooleanToNumericCastRule (float)"},
+		{from: ty("BOOLEAN"), to: ty("CHAR(5)"), in: true, want: "true ", java: "BooleanToStringCastRule, CHAR pads"},
+		{from: ty("TINYINT"), to: ty("SMALLINT"), in: -128, want: -128, java: "widening"},
+		{from: ty("TINYINT"), to: ty("INT"), in: 127, want: 127, java: "widening"},
+		{from: ty("TINYINT"), to: ty("BIGINT"), in: -1, want: int64(-1), java: "widening"},
+		{from: ty("TINYINT"), to: ty("DOUBLE"), in: -128, want: -128.0, java: "widening"},
+		{from: ty("TINYINT"), to: ty("DECIMAL(10, 2)"), in: -128, want: dec{"-12800", 2}, java: "castFrom(long)"},
+		{from: ty("TINYINT"), to: ty("CHAR(5)"), in: -128, want: "-128 ", java: "Byte.toString, CHAR pads"},
+		{from: ty("TINYINT"), to: ty("VARCHAR(2)"), in: 127, want: "12", java: "Byte.toString, cut"},
+		{from: ty("SMALLINT"), to: ty("BOOLEAN"), in: 0, want: false, java: "NumericToBooleanCastRule"},
+		{from: ty("SMALLINT"), to: ty("TINYINT"), in: 300, want: 44, java: "Short.byteValue wraps"},
+		{from: ty("SMALLINT"), to: ty("INT"), in: -32768, want: -32768, java: "widening"},
+		{from: ty("SMALLINT"), to: ty("BIGINT"), in: 32767, want: int64(32767), java: "widening"},
+		{from: ty("SMALLINT"), to: ty("FLOAT"), in: 1000, want: 1000.0, java: "widening"},
+		{from: ty("SMALLINT"), to: ty("DOUBLE"), in: -5, want: -5.0, java: "widening"},
+		{from: ty("SMALLINT"), to: ty("DECIMAL(3, 1)"), in: 100, want: null, java: "100.0 needs precision 4 → null"},
+		{from: ty("SMALLINT"), to: ty("CHAR(5)"), in: 12, want: "12   ", java: "Short.toString, CHAR pads"},
+		{from: ty("SMALLINT"), to: ty("VARCHAR(1)"), in: -5, want: "-", java: "cut"},
+		{from: ty("INT"), to: ty("BOOLEAN"), in: 2, want: true, java: "NumericToBooleanCastRule"},
+		{from: ty("INT"), to: ty("FLOAT"), in: 16777217, want: 16777216.0, java: "(float) int rounds to nearest even"},
+		{from: ty("INT"), to: ty("TIMESTAMP(3) WITH LOCAL TIME ZONE"), in: 1, want: tsv{millis: 1000}, java: "NumericPrimitiveToTimestamp, zone UTC"},
+		{from: ty("BIGINT"), to: ty("TINYINT"), in: int64(255), want: -1, java: "Long.byteValue wraps"},
+		{from: ty("BIGINT"), to: ty("SMALLINT"), in: int64(65537), want: 1, java: "Long.shortValue wraps"},
+		{from: ty("BIGINT"), to: ty("DECIMAL(20, 0)"), in: int64(math.MaxInt64), want: dec{"9223372036854775807", 0}, java: "castFrom(long)"},
+		{from: ty("BIGINT"), to: ty("CHAR(3)"), in: int64(12345), want: "123", java: "Long.toString, cut"},
+		{from: ty("BIGINT"), to: ty("TIMESTAMP(0) WITH LOCAL TIME ZONE"), in: int64(-1), want: tsv{millis: -1000}, java: "seconds * 1000"},
+		{from: ty("FLOAT"), to: ty("TINYINT"), in: -129.9, want: 127, java: "(byte)(int)-129.9f = (byte)-129 = 127"},
+		{from: ty("FLOAT"), to: ty("INT"), in: 3e9, want: math.MaxInt32, java: "(int) saturates"},
+		{from: ty("FLOAT"), to: ty("BIGINT"), in: nan, want: int64(0), java: "(long) NaN = 0"},
+		{from: ty("FLOAT"), to: ty("CHAR(4)"), in: 1.5, want: "1.5 ", java: "Float.toString, CHAR pads"},
+		{from: ty("DOUBLE"), to: ty("SMALLINT"), in: -1e10, want: 0, java: "(short)(int)-1e10 = (short)Integer.MIN_VALUE = 0"},
+		{from: ty("DOUBLE"), to: ty("CHAR(2)"), in: 1e7, want: "1.", java: "Double.toString 1.0E7, cut"},
+		{from: ty("DECIMAL(10, 2)"), to: ty("SMALLINT"), in: dec{"70000099", 2}, want: -20896, java: "(short) castToIntegral(700000.99) = (short)700000"},
+		{from: ty("DECIMAL(10, 2)"), to: ty("CHAR(6)"), in: dec{"-123456", 2}, want: "-1234.", java: "toPlainString, cut"},
+		{from: ty("CHAR(5)"), to: ty("BOOLEAN"), in: "no", want: false, java: "toBoolean"},
+		{from: ty("CHAR(5)"), to: ty("TINYINT"), in: "-7", want: -7, java: "toByte"},
+		{from: ty("CHAR(5)"), to: ty("SMALLINT"), in: "300", want: 300, java: "toShort"},
+		{from: ty("CHAR(5)"), to: ty("INT"), in: "1.", want: 1, java: "toInt: empty fraction"},
+		{from: ty("CHAR(5)"), to: ty("BIGINT"), in: "-0", want: int64(0), java: "toLong"},
+		{from: ty("CHAR(5)"), to: ty("FLOAT"), in: "1e-50", want: 0.0, java: "Float.parseFloat underflows to 0"},
+		{from: ty("CHAR(5)"), to: ty("DOUBLE"), in: "0x1p3", want: 8.0, java: "Double.parseDouble hex"},
+		{from: ty("CHAR(6)"), to: ty("DECIMAL(5, 2)"), in: "-0.005", want: dec{"-1", 2}, java: "HALF_UP away from zero"},
+		{from: ty("CHAR(5)"), to: ty("VARCHAR(3)"), in: "abcde", want: "abc", java: "StringToString cut"},
+		{from: ty("CHAR(5)"), to: ty("BINARY(2)"), in: "abc", want: "ab", java: "toBinaryString cut"},
+		{from: ty("CHAR(5)"), to: ty("VARBINARY(10)"), in: "é", want: "é", java: "UTF-8 bytes"},
+		{from: ty("CHAR(10)"), to: ty("DATE"), in: "1970-01-02", want: 1, java: "parseDate"},
+		{from: ty("CHAR(12)"), to: ty("TIME(3)"), in: "23:59:59.999", want: 86399999, java: "parseTime"},
+		{from: ty("CHAR(30)"), to: ty("TIMESTAMP(3)"), in: "1969-12-31 23:59:59.999", want: tsv{millis: -1}, java: "pre-1970 parse"},
+		{from: ty("CHAR(30)"), to: ty("TIMESTAMP(6) WITH LOCAL TIME ZONE"), in: "1970-01-01T00:00:00.000001", want: tsv{nanos: 1000}, java: "LTZ parse, UTC"},
+		{from: ty("BINARY(5)"), to: ty("CHAR(2)"), in: "abc", want: "abc", java: "BinaryToStringCastRule: fromBytes, not cut"},
+		{from: ty("BINARY(5)"), to: ty("VARCHAR(2)"), in: "abc", want: "abc", java: "BinaryToStringCastRule: not cut"},
+		{from: ty("BYTES"), to: ty("CHAR(1)"), in: "xy", want: "xy", java: "BinaryToStringCastRule: not cut"},
+		{from: ty("BYTES"), to: ty("BINARY(4)"), in: "ab", want: "ab\x00\x00", java: "BinaryToBinary pads"},
+		{from: ty("TIME(3)"), to: ty("TIMESTAMP(3) WITH LOCAL TIME ZONE"), in: 1000, want: tsv{millis: 1000}, java: "timeToTimestampWithLocalZone, UTC"},
+		{from: ty("TIMESTAMP(3) WITH LOCAL TIME ZONE"), to: ty("INT"), in: tsv{millis: 1672628645999}, want: 1672628645, java: "unixTimestamp"},
+		{from: ty("TIMESTAMP(3) WITH LOCAL TIME ZONE"), to: ty("BIGINT"), in: tsv{millis: -1}, want: int64(0), java: "-1 / 1000 = 0 (truncating)"},
+		{from: ty("TIMESTAMP(3) WITH LOCAL TIME ZONE"), to: ty("DATE"), in: tsv{millis: -1}, want: -1, java: "timestampWithLocalZoneToDate, UTC"},
+		{from: ty("TIMESTAMP(3) WITH LOCAL TIME ZONE"), to: ty("TIME(3)"), in: tsv{millis: -1}, want: millisPerDay - 1, java: "timestampWithLocalZoneToTime, UTC"},
+		{from: ty("TIMESTAMP(3) WITH LOCAL TIME ZONE"), to: ty("TIMESTAMP(3)"), in: tsv{millis: 5}, want: tsv{millis: 5}, java: "timestampWithLocalZoneToTimestamp, UTC"},
 		// Nested → STRING: Array/Map/RowToStringCastRule.
 		// (built separately below)
 		// NULL stays NULL for every rule.
 		{from: ty("STRING"), to: ty("INT"), in: null, want: null, java: "CastFieldGetter: null in, null out"},
+	}
+	// Every pair of primitive roots Java allows has at least one value case.
+	covered := map[[2]types.Root]bool{}
+	for _, c := range cases {
+		covered[[2]types.Root{c.from.Root, c.to.Root}] = true
+	}
+	roots := []string{"BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL(10, 2)",
+		"CHAR(5)", "STRING", "BINARY(5)", "BYTES", "DATE", "TIME(3)", "TIMESTAMP(3)", "TIMESTAMP(3) WITH LOCAL TIME ZONE"}
+	for _, f := range roots {
+		for _, to := range roots {
+			ft, tt := ty(f), ty(to)
+			if ft.Root != tt.Root && CastAllowed(ft, tt) && !covered[[2]types.Root{ft.Root, tt.Root}] {
+				t.Errorf("no value case for %s → %s", ft.Root, tt.Root)
+			}
+		}
 	}
 	mem := testutil.CheckedAllocator(t)
 	for _, c := range cases {
