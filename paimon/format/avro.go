@@ -314,6 +314,18 @@ func (r *avroReader) next1() (ok bool) {
 		if r.done {
 			break
 		}
+		if len(r.types) == 0 {
+			// No column to decode (COUNT(*), only missing columns): the
+			// block's record count is enough.
+			k := min(int64(r.batch-n), r.left)
+			r.left -= k
+			r.pos += k
+			n += int(k)
+			if r.left == 0 {
+				r.dec = nil
+			}
+			continue
+		}
 		for i, wf := range fields {
 			if r.decs[i] == nil {
 				if err := r.dec.Skip(wf.Type()); err != nil {
