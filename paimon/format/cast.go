@@ -10,6 +10,7 @@ package format
 // docs/design/format-evolution.md.
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/big"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -126,6 +128,15 @@ func CastAllowed(from, to types.DataType) bool {
 func javaCast(mem memory.Allocator, arr arrow.Array, from, to types.DataType) (arrow.Array, error) {
 	if !CastAllowed(from, to) {
 		return nil, fmt.Errorf("cannot read %s as %s: Paimon does not allow this type change", from, to)
+	}
+	if d, ok := arr.(*array.Dictionary); ok {
+		// A dictionary-encoded column (from a stored Arrow schema): its values.
+		dense, err := compute.TakeArray(compute.WithAllocator(context.Background(), mem), d.Dictionary(), d.Indices())
+		if err != nil {
+			return nil, fmt.Errorf("cast %s to %s: %w", from, to, err)
+		}
+		defer dense.Release()
+		arr = dense
 	}
 	b := array.NewBuilder(mem, ArrowType(to))
 	defer b.Release()

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/paimon-flightsql/paimon-flightsql/internal/testutil"
@@ -205,5 +206,30 @@ func TestNarrowingCastStatistics(t *testing.T) {
 		if want := map[string]int{"x": 1, "s": 2}[p.(*predicate.Leaf).Column]; n != want {
 			t.Fatalf("%v: %d rows, want %d", p, n, want)
 		}
+	}
+}
+
+// TestJavaCastDictionarySource: a dictionary-encoded source column (written
+// with a stored Arrow schema) is cast through its values.
+func TestJavaCastDictionarySource(t *testing.T) {
+	mem := testutil.CheckedAllocator(t)
+	db := array.NewDictionaryBuilder(mem, &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}).(*array.BinaryDictionaryBuilder)
+	defer db.Release()
+	for _, s := range []string{"yes", "no", "yes"} {
+		if err := db.AppendString(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.AppendNull()
+	arr := db.NewArray()
+	defer arr.Release()
+	out, err := javaCast(mem, arr, types.NewString(), types.NewBoolean())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Release()
+	b := out.(*array.Boolean)
+	if !b.Value(0) || b.Value(1) || !b.Value(2) || !b.IsNull(3) {
+		t.Fatalf("got %v", b)
 	}
 }
