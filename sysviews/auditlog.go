@@ -414,7 +414,11 @@ func readFileKinds(ctx context.Context, mem memory.Allocator, t *paimon.Table, s
 			return nil, nil, fmt.Errorf("%w: %v", paimon.ErrCorrupt, err)
 		}
 	}
-	h, err := t.FileIO().Open(ctx, p)
+	fio, err := s.DataFileIO(ctx, f.SchemaID) // follows _EXTERNAL_PATH within the declared roots
+	if err != nil {
+		return nil, nil, fmt.Errorf("data file %s: %w", p, err)
+	}
+	h, err := fio.Open(ctx, p)
 	if err != nil {
 		return nil, nil, fmt.Errorf("data file %s: %w", p, err)
 	}

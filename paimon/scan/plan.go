@@ -409,7 +409,7 @@ func (s *Scan) bucketDir(partBytes []byte, bucket int32) (string, error) {
 	if bucket == -2 {
 		b = "bucket-postpone"
 	}
-	return path.Join(s.table.Path(), rel, b), nil
+	return path.Join(s.table.Path(), s.schema.Option(paimon.OptDataFilePathDirectory, ""), rel, b), nil
 }
 
 // DataFilePath is the FileIO path of a data file of the split.
@@ -437,8 +437,10 @@ func (s *Scan) fileSchema(ctx context.Context, id int64) ([]types.DataField, err
 	}
 	if s.schemas == nil {
 		s.schemas = map[int64][]types.DataField{}
+		s.extOpts = map[int64]string{}
 	}
 	s.schemas[id] = sc.Fields
+	s.extOpts[id] = sc.Option(paimon.OptDataFileExternalPaths, "")
 	return sc.Fields, nil
 }
 

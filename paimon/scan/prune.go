@@ -298,21 +298,39 @@ func (pl *pruner) valueStatsMayMatch(ctx context.Context, e *paimon.ManifestEntr
 
 // statsCompatible reports whether statistics written for a column of type
 // from can bound values of type to (same literal convention and ordering).
+// After ALTER TABLE the reader casts with Java's rules, which wrap integers,
+// cut strings and binaries, pad CHAR and truncate timestamps: only casts
+// that leave every value unchanged (or NULL) keep the bounds.
 func statsCompatible(from, to types.DataType) bool {
-	isInt := func(r types.Root) bool {
-		return r == types.TinyInt || r == types.SmallInt || r == types.Int || r == types.BigInt
+	intRank := func(r types.Root) int {
+		switch r {
+		case types.TinyInt:
+			return 1
+		case types.SmallInt:
+			return 2
+		case types.Int:
+			return 3
+		case types.BigInt:
+			return 4
+		}
+		return 0
+	}
+	if from.Equal(to.WithNullable(from.Nullable)) {
+		return !from.IsNested()
 	}
 	switch {
-	case isInt(from.Root) && isInt(to.Root):
-		return true
+	case intRank(from.Root) > 0 && intRank(to.Root) > 0:
+		return intRank(to.Root) >= intRank(from.Root)
 	case from.Root == types.Float && to.Root == types.Double:
 		return true
 	case from.IsString() && to.IsString():
-		return true
+		return to.Root == types.VarChar && to.Length >= from.Length
+	case from.IsBinary() && to.IsBinary():
+		return from.Root != types.Blob && to.Root == types.VarBinary && to.Length >= from.Length
 	case from.Root == types.Decimal && to.Root == types.Decimal:
-		return from.Scale == to.Scale
+		return from.Scale == to.Scale // a value that no longer fits is NULL
 	case (from.Root == types.Timestamp || from.Root == types.TimestampLTZ) && from.Root == to.Root:
-		return true
+		return to.Precision >= from.Precision
 	}
-	return from.Root == to.Root && !from.IsNested()
+	return from.Root == to.Root && (from.Root == types.Time || from.Root == types.Date || from.Root == types.Boolean)
 }

@@ -287,7 +287,11 @@ func (r *reader) openFile(sp *Split, f *paimon.DataFileMeta) (format.DataFile, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("data file %s: %w", p, err)
 	}
-	h, err := owner.table.FileIO().Open(r.ctx, p)
+	fio, err := owner.DataFileIO(r.ctx, f.SchemaID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("data file %s: %w", p, err)
+	}
+	h, err := fio.Open(r.ctx, p)
 	if err != nil {
 		return nil, nil, fmt.Errorf("data file %s: %w", p, err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/format"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
@@ -119,6 +120,8 @@ type Scan struct {
 
 	schemaMu  sync.Mutex
 	schemas   map[int64][]types.DataField // file schemas by id
+	extOpts   map[int64]string            // data-file.external-paths of each file schema
+	extIO     map[string]fileio.FileIO    // FileIO by declared external roots (external.go)
 	partPaths map[string]string           // partition bytes → relative dir
 }
 
