@@ -223,11 +223,24 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 			return nil, err
 		}
 		merge := s.info.pk && !s.opts.ReadOptimized && !rawConvertible(s.info, kept)
+		if merge && s.info.clusteringOverride {
+			return nil, fmt.Errorf("%w: table %s has pk-clustering-override=true (files sorted by clustering.columns, not by key) and bucket %d needs a merge-on-read by key; only reads where deletion vectors or first-row make every row final are supported",
+				paimon.ErrUnsupported, s.table.Path(), k.bucket)
+		}
 		if merge {
 			sp := Split{Partition: partVals, PartitionBytes: kept[0].Partition, Bucket: k.bucket, Merge: true}
 			for _, e := range kept {
 				sp.Files = append(sp.Files, e.File)
 				sp.RowCount += e.File.RowCount
+				// deletion-vectors.merge-on-read: the merge reads every level,
+				// each file without the rows its deletion vector marks.
+				if d, ok := dvs[dvKey{string(e.Partition), e.Bucket, e.File.FileName}]; ok {
+					if sp.Deletions == nil {
+						sp.Deletions = map[string]DeletionFile{}
+					}
+					sp.Deletions[e.File.FileName] = d
+					p.Stats.DeletionVectors++
+				}
 			}
 			p.Splits = append(p.Splits, sp)
 			p.Stats.MergeSplits++

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
@@ -132,7 +133,15 @@ func (pl *pruner) manifestMayMatch(m *paimon.ManifestFileMeta) (bool, error) {
 func (pl *pruner) entryMayMatch(e *paimon.ManifestEntry) (bool, error) {
 	inf := pl.s.info
 	if inf.pk && e.Bucket == -2 {
-		pl.skippedLevel++ // postpone-bucket files are invisible to batch reads
+		// Postpone-bucket files are invisible to batch reads (Java
+		// snapshotReader.onlyReadRealBuckets); with postpone.merge-on-read an
+		// engine would route their records to real buckets and merge them,
+		// which this reader does not do: refuse rather than drop them.
+		if inf.postponeMergeOnRead {
+			return false, fmt.Errorf("%w: table %s has postpone.merge-on-read=true and postpone-bucket files (%s): merging postpone records into their buckets is not supported",
+				paimon.ErrUnsupported, pl.s.table.Path(), e.File.FileName)
+		}
+		pl.skippedLevel++
 		return false, nil
 	}
 	if inf.pk && pl.s.opts.ReadOptimized && e.File.Level != inf.maxLevel {
@@ -153,7 +162,10 @@ func (pl *pruner) entryMayMatch(e *paimon.ManifestEntry) (bool, error) {
 			return false, nil
 		}
 	}
-	if pl.bucketVals != nil && inf.bucketFuncDef && e.TotalBuckets > 0 {
+	// Bucket pruning hashes the bucket key: only for fixed-bucket tables.
+	// Dynamic-bucket (-1) primary-key tables assign buckets through the hash
+	// index, not by hash, so their files are never pruned by bucket.
+	if pl.bucketVals != nil && inf.bucketFuncDef && inf.bucket > 0 && e.TotalBuckets > 0 {
 		allowed, err := pl.allowedBuckets(e.TotalBuckets)
 		if err == nil && allowed != nil && !allowed[e.Bucket] {
 			pl.prunedBucket++

@@ -126,6 +126,15 @@ type tableInfo struct {
 	bucketKeys    []types.DataField
 	bucketFuncDef bool
 	evolution     bool // data-evolution.enabled: files merge column-wise by row id
+	// dvMergeOnRead: deletion-vectors.merge-on-read (level 0 visible, merged).
+	dvMergeOnRead bool
+	// clusteringOverride: pk-clustering-override, files are sorted by
+	// clustering.columns, not by key: they can be read raw (every row final
+	// through deletion vectors or first-row) but never merged by key.
+	clusteringOverride bool
+	// postponeMergeOnRead: postpone.merge-on-read, postpone-bucket (-2)
+	// records would have to be routed to their real buckets and merged.
+	postponeMergeOnRead bool
 }
 
 // New resolves the snapshot and schema of a scan. Errors for a missing
@@ -285,8 +294,19 @@ func (s *Scan) resolveInfo() error {
 	trigger := sc.OptionInt("num-sorted-run.compaction-trigger", 5)
 	inf.maxLevel = int32(sc.OptionInt("num-levels", trigger+1) - 1)
 	if inf.pk {
-		inf.skipLevel0 = inf.dv || inf.mergeEngine == FirstRow
-		inf.valueStatsOK = inf.dv || inf.mergeEngine == FirstRow || s.opts.ReadOptimized
+		// CoreOptions.batchScanSkipLevel0: with deletion vectors, level 0 is
+		// invisible unless deletion-vectors.merge-on-read (then every level is
+		// merged, deletion vectors applied to the files they mark); without,
+		// only first-row skips it.
+		if inf.dv {
+			inf.dvMergeOnRead = sc.OptionBool("deletion-vectors.merge-on-read", false)
+			inf.skipLevel0 = !inf.dvMergeOnRead
+		} else {
+			inf.skipLevel0 = inf.mergeEngine == FirstRow
+		}
+		inf.valueStatsOK = inf.skipLevel0 || s.opts.ReadOptimized
+		inf.clusteringOverride = sc.OptionBool("pk-clustering-override", false)
+		inf.postponeMergeOnRead = sc.OptionBool("postpone.merge-on-read", false)
 	} else {
 		inf.valueStatsOK = true
 	}
