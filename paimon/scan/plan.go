@@ -399,7 +399,9 @@ func (s *Scan) bucketDir(partBytes []byte, bucket int32) (string, error) {
 	if bucket == -2 {
 		b = "bucket-postpone"
 	}
-	return path.Join(s.table.Path(), rel, b), nil
+	// data-file.path-directory puts data files under a sub-directory of the
+	// table (Java DataFilePathFactory).
+	return path.Join(s.table.Path(), s.schema.Option(paimon.OptDataFilePathDirectory, ""), rel, b), nil
 }
 
 // DataFilePath is the FileIO path of a data file of the split.

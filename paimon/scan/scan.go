@@ -175,6 +175,9 @@ func New(ctx context.Context, t *paimon.Table, opts Options) (*Scan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := paimon.CheckReadable(s.schema); err != nil {
+		return nil, fmt.Errorf("table %s: %w", t.Path(), err)
+	}
 	if err := s.resolveColumns(); err != nil {
 		return nil, err
 	}

@@ -125,3 +125,14 @@ func TestPostponeBucket(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestUnsupportedFeatureRefused: a table feature the reader does not
+// implement refuses the scan, naming the feature.
+func TestUnsupportedFeatureRefused(t *testing.T) {
+	src := testutil.Fixture(t, "paimon-cpp/parquet/append_09.db/append_09")
+	dir := copyTableWithOptions(t, src, map[string]string{"chain-table.enabled": "true"})
+	_, err := planTable(t, dir, Options{})
+	if !errors.Is(err, paimon.ErrUnsupported) || !strings.Contains(err.Error(), "chain-table.enabled=true") {
+		t.Fatalf("err = %v", err)
+	}
+}
