@@ -34,8 +34,6 @@ import (
 // (lower-case); any other value refuses the table.
 var refusedOptions = map[string][]string{
 	"chain-table.enabled":            {"false"},
-	"blob-descriptor-field":          {""},
-	"blob.stored-descriptor-fields":  {""},
 	"blob-view-field":                {""},
 	"blob-field":                     {""},
 	"vector-field":                   {""},
@@ -74,7 +72,7 @@ var handledOptions = map[string]bool{
 	"data-evolution.reassign.skip-contiguous-row-count": true, "data-evolution.row-id-conflict-rewrite.max-size": true,
 	"data-evolution.row-sidecar.enabled": true, "data-evolution.row-sidecar.max-selected-rows": true,
 	"data-evolution.row-sidecar.max-selection-ratio": true,
-	"blob.target-file-size":                          true, "blob.copy-buffer-size": true, "blob.split-by-file-size": true,
+	"blob-descriptor-field":                          true, "blob.stored-descriptor-fields": true, "blob.target-file-size": true, "blob.copy-buffer-size": true, "blob.split-by-file-size": true,
 	"blob-as-descriptor": true, "blob-compaction.enabled": true, "blob-view.resolve.enabled": true,
 	"blob-write-null-on-fetch-failure": true, "blob-write-null-on-missing-file": true,
 	"file.format": true, "file.format.per.level": true,
@@ -102,17 +100,23 @@ func CheckReadable(sc *TableSchema) error {
 	refuse := func(format string, a ...any) error {
 		return fmt.Errorf("%w: table feature not supported: %s", ErrUnsupported, fmt.Sprintf(format, a...))
 	}
+	desc := sc.BlobDescriptorFields()
 	for _, f := range sc.Fields {
 		if err := checkType(f.Name, f.Type, true); err != nil {
 			return refuse("%v", err)
 		}
-		if f.Type.Root == types.Blob {
+		if f.Type.Root == types.Blob && !desc[f.Name] { // stored in .blob files
 			if len(sc.PrimaryKeys) > 0 {
 				return refuse("BLOB column %s in a primary-key table", f.Name)
 			}
 			if !sc.DataEvolutionEnabled() {
 				return refuse("BLOB column %s without data-evolution.enabled", f.Name)
 			}
+		}
+	}
+	for n := range desc {
+		if f, ok := sc.FieldByName(n); !ok || f.Type.Root != types.Blob {
+			return refuse("blob-descriptor-field %s is not a BLOB column", n)
 		}
 	}
 	if sc.RowTrackingEnabled() && len(sc.PrimaryKeys) > 0 {

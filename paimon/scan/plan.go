@@ -201,7 +201,7 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 		if len(kept) == 0 {
 			continue
 		}
-		if !s.info.valueStatsOK && !s.info.evolution && s.info.mergeEngine == Deduplicate && s.opts.Filter != nil && !s.opts.NoPruning {
+		if !s.info.valueStatsOK && !s.info.noValueStats && s.info.mergeEngine == Deduplicate && s.opts.Filter != nil && !s.opts.NoPruning {
 			any := false
 			for _, e := range kept {
 				ok, err := pl.valueStatsMayMatch(ctx, &e)

@@ -106,6 +106,7 @@ type Scan struct {
 	out      *arrow.Schema
 	info     tableInfo
 	tracking []int // indexes of row-tracking columns in readCols
+	descCols []int // indexes of blob-descriptor-field columns in readCols
 
 	schemaMu  sync.Mutex
 	schemas   map[int64][]types.DataField // file schemas by id
@@ -126,6 +127,9 @@ type tableInfo struct {
 	bucketKeys    []types.DataField
 	bucketFuncDef bool
 	evolution     bool // data-evolution.enabled: files merge column-wise by row id
+	// noValueStats: value statistics may not prune at all (not even a whole
+	// bucket whose every file fails them).
+	noValueStats bool
 	// dvMergeOnRead: deletion-vectors.merge-on-read (level 0 visible, merged).
 	dvMergeOnRead bool
 	// clusteringOverride: pk-clustering-override, files are sorted by
@@ -223,6 +227,7 @@ func (s *Scan) resolveColumns() error {
 	}
 	s.out = OutputSchema(s.outCols)
 	s.tracking = trackingCols(s.readCols)
+	s.descCols = descriptorCols(s.schema, s.readCols)
 	return nil
 }
 
@@ -313,11 +318,18 @@ func (s *Scan) resolveInfo() error {
 	} else {
 		inf.valueStatsOK = true
 	}
+	if desc := sc.BlobDescriptorFields(); len(desc) > 0 && s.opts.Filter != nil {
+		for _, c := range predicate.Columns(s.opts.Filter) {
+			if desc[c] { // file stats describe descriptors, not the bytes
+				inf.valueStatsOK, inf.noValueStats = false, true
+			}
+		}
+	}
 	if sc.DataEvolutionEnabled() && !inf.pk {
 		// A file's stats cover only the columns it wrote, possibly stale
 		// ones: never prune single files by value statistics (evolution.go).
 		inf.evolution = true
-		inf.valueStatsOK = false
+		inf.valueStatsOK, inf.noValueStats = false, true
 	}
 	return nil
 }
