@@ -1,10 +1,14 @@
 package scan
 
 import (
+	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 )
 
 func evoEntry(name string, first, rows, maxSeq int64) paimon.ManifestEntry {
@@ -71,4 +75,50 @@ func TestDataEvolutionMerge(t *testing.T) {
 	if got != `{"f1":"2","f3":"2.1"}|{"f1":"4","f3":"3.1"}` {
 		t.Fatalf("got %s", got)
 	}
+}
+
+// TestDataEvolutionGroupStats: a group is pruned by per-column statistics
+// of the newest file that wrote each column (Java evolutionStats): the
+// superseded f2 values of the older file never decide.
+func TestDataEvolutionGroupStats(t *testing.T) {
+	dir := round2Table(t, "data_evolution_with_dense_stats")
+	sc, err := paimonSchema(t, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf := func(col string, op predicate.Op, v any) predicate.Predicate {
+		f, _ := sc.FieldByName(col)
+		return &predicate.Leaf{Column: col, FieldID: f.ID, Type: f.Type, Op: op, Literals: []any{v}}
+	}
+	for _, c := range []struct {
+		filter predicate.Predicate
+		splits int
+	}{
+		{leaf("f2", predicate.Eq, int64(12)), 0},    // only in the superseded column
+		{leaf("f2", predicate.Eq, int64(102)), 1},   // the newer file's value
+		{leaf("f1", predicate.Gt, int64(6)), 0},     // f1 only in the older file: its stats decide
+		{leaf("f0", predicate.Eq, "Lily"), 1},       // likewise
+		{leaf("f3", predicate.Gt, float64(100)), 1}, // stats-mode none: unknown
+	} {
+		plan, err := planTable(t, dir, Options{Filter: c.filter})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Splits) != c.splits {
+			t.Fatalf("%s: %d splits, want %d", c.filter, len(plan.Splits), c.splits)
+		}
+	}
+}
+
+func paimonSchema(t *testing.T, dir string) (*paimon.TableSchema, error) {
+	plan, err := planTable(t, dir, Options{})
+	if err != nil || plan == nil {
+		return nil, err
+	}
+	fio, _ := fileio.NewLocal(filepath.Dir(dir))
+	tbl, err := paimon.OpenTable(context.Background(), fio, filepath.Base(dir), "")
+	if err != nil {
+		return nil, err
+	}
+	return tbl.LatestSchema(context.Background())
 }

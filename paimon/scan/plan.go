@@ -253,6 +253,14 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 			}
 			kept = kept[:0:0]
 			for _, g := range groups {
+				ok, err := pl.groupStatsMayMatch(ctx, g)
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					p.Stats.FilesPrunedStats += len(g)
+					continue
+				}
 				if len(g) == 1 && !isBlobFile(g[0].File.FileName) {
 					kept = append(kept, g[0]) // a group of one file reads raw
 					continue

@@ -263,23 +263,12 @@ func (pl *pruner) valueStatsMayMatch(ctx context.Context, e *paimon.ManifestEntr
 	if pl.s.opts.Filter == nil || pl.noStats {
 		return true, nil
 	}
-	fileFields, err := pl.s.fileSchema(ctx, e.File.SchemaID)
+	_, statsFields, err := pl.s.fileStatsFields(ctx, &e.File)
 	if err != nil {
 		return false, err
 	}
-	statsFields := fileFields
-	if e.File.ValueStatsCols != nil {
-		statsFields = statsFields[:0:0]
-		for _, n := range e.File.ValueStatsCols {
-			i := fieldIndexByName(fileFields, n)
-			if i < 0 {
-				return true, nil // stats of a column we cannot place: do not prune
-			}
-			statsFields = append(statsFields, fileFields[i])
-		}
-	}
 	if len(statsFields) == 0 {
-		return true, nil
+		return true, nil // none, or stats of a column we cannot place: do not prune
 	}
 	vs := e.File.ValueStats
 	st, err := binrow.DecodeSimpleStats(types.RowType(statsFields).Types(), vs.MinValues, vs.MaxValues)
@@ -300,6 +289,41 @@ func (pl *pruner) valueStatsMayMatch(ctx context.Context, e *paimon.ManifestEntr
 		ms.Columns[f.ID] = predicate.ColumnStats{Min: st.Min[i], Max: st.Max[i], NullCount: nc}
 	}
 	return predicate.MayMatch(pl.s.opts.Filter, ms), nil
+}
+
+// fileStatsFields returns the columns a data file wrote (its schema's
+// fields narrowed to _WRITE_COLS) and the columns its value statistics
+// describe (those narrowed to _VALUE_STATS_COLS), as Java's
+// EvolutionStatsCache projects them. A listed column the schema lacks
+// yields nil stats fields (the statistics cannot be placed).
+func (s *Scan) fileStatsFields(ctx context.Context, f *paimon.DataFileMeta) (written, stats []types.DataField, err error) {
+	fileFields, err := s.fileSchema(ctx, f.SchemaID)
+	if err != nil {
+		return nil, nil, err
+	}
+	project := func(fs []types.DataField, names []string) ([]types.DataField, bool) {
+		if names == nil {
+			return fs, true
+		}
+		out := make([]types.DataField, 0, len(names))
+		for _, n := range names {
+			i := fieldIndexByName(fs, n)
+			if i < 0 {
+				return nil, false
+			}
+			out = append(out, fs[i])
+		}
+		return out, true
+	}
+	written, ok := project(fileFields, f.WriteCols)
+	if !ok {
+		return nil, nil, fmt.Errorf("%w: data file %s: a _WRITE_COLS column is not in schema %d", paimon.ErrCorrupt, f.FileName, f.SchemaID)
+	}
+	stats, ok = project(written, f.ValueStatsCols)
+	if !ok {
+		return written, nil, nil
+	}
+	return written, stats, nil
 }
 
 // statsCompatible reports whether statistics written for a column of type
