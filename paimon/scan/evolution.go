@@ -120,6 +120,9 @@ func (s *Scan) writtenFieldIDs(ctx context.Context, f *paimon.DataFileMeta) (map
 		return ids, nil
 	}
 	for _, n := range f.WriteCols {
+		if isTrackingName(n) {
+			continue // stored row-tracking columns: claimed separately
+		}
 		i := fieldIndexByName(fields, n)
 		if i < 0 {
 			return nil, fmt.Errorf("%w: data file %s: _WRITE_COLS column %q is not in schema %d", paimon.ErrCorrupt, f.FileName, n, f.SchemaID)

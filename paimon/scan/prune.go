@@ -7,6 +7,7 @@ import (
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/binrow"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/format"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
 )
@@ -293,20 +294,33 @@ func (pl *pruner) valueStatsMayMatch(ctx context.Context, e *paimon.ManifestEntr
 
 // fileStatsFields returns the columns a data file wrote (its schema's
 // fields narrowed to _WRITE_COLS) and the columns its value statistics
-// describe (those narrowed to _VALUE_STATS_COLS), as Java's
-// EvolutionStatsCache projects them. A listed column the schema lacks
-// yields nil stats fields (the statistics cannot be placed).
+// describe, in their order (the written ones narrowed to _VALUE_STATS_COLS),
+// as Java's EvolutionStatsCache projects them. Stored row-tracking columns
+// listed there (compaction writes _ROW_ID, _SEQUENCE_NUMBER) are not
+// "written" columns but keep their place in the statistics (placeholders
+// with their system field ids, never used to prune). A listed column the
+// schema lacks yields nil stats fields (the statistics cannot be placed).
 func (s *Scan) fileStatsFields(ctx context.Context, f *paimon.DataFileMeta) (written, stats []types.DataField, err error) {
 	fileFields, err := s.fileSchema(ctx, f.SchemaID)
 	if err != nil {
 		return nil, nil, err
 	}
-	project := func(fs []types.DataField, names []string) ([]types.DataField, bool) {
+	project := func(fs []types.DataField, names []string, keepTracking bool) ([]types.DataField, bool) {
 		if names == nil {
 			return fs, true
 		}
 		out := make([]types.DataField, 0, len(names))
 		for _, n := range names {
+			if isTrackingName(n) {
+				if keepTracking {
+					fd := format.RowTrackingSequenceField()
+					if n == format.RowIDFieldName {
+						fd = format.RowIDField()
+					}
+					out = append(out, fd)
+				}
+				continue
+			}
 			i := fieldIndexByName(fs, n)
 			if i < 0 {
 				return nil, false
@@ -315,11 +329,15 @@ func (s *Scan) fileStatsFields(ctx context.Context, f *paimon.DataFileMeta) (wri
 		}
 		return out, true
 	}
-	written, ok := project(fileFields, f.WriteCols)
+	written, ok := project(fileFields, f.WriteCols, false)
 	if !ok {
 		return nil, nil, fmt.Errorf("%w: data file %s: a _WRITE_COLS column is not in schema %d", paimon.ErrCorrupt, f.FileName, f.SchemaID)
 	}
-	stats, ok = project(written, f.ValueStatsCols)
+	names := f.ValueStatsCols
+	if names == nil {
+		names = f.WriteCols
+	}
+	stats, ok = project(written, names, true)
 	if !ok {
 		return written, nil, nil
 	}

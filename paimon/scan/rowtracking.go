@@ -147,3 +147,9 @@ func (s *Scan) statsCols() []types.DataField {
 	}
 	return out
 }
+
+// isTrackingName reports whether a _WRITE_COLS / _VALUE_STATS_COLS name is a
+// row-tracking column a file stores (compaction writes them).
+func isTrackingName(n string) bool {
+	return n == format.RowIDFieldName || n == format.SequenceNumberFieldName
+}
