@@ -137,9 +137,37 @@ func (s *Scan) writtenFieldIDs(ctx context.Context, f *paimon.DataFileMeta) (map
 func (r *reader) readEvolutionSplit(sp *Split) error {
 	owner := sp.scan(r.s)
 	cols := owner.readCols
+	// Deletion vectors: only the anchor's (the oldest data file of the
+	// group, by max sequence number then name) applies, to the group's row
+	// positions (Java DataEvolutionUtils.retrieveAnchorFile,
+	// DataEvolutionSplitRead.readDeletionVector).
+	var dv deletionVector
 	if len(sp.Deletions) > 0 {
-		return fmt.Errorf("%w: deletion vectors on data-evolution files (%s) are not supported yet", paimon.ErrUnsupported, sp.Files[0].FileName)
+		var anchor *paimon.DataFileMeta
+		for i := range sp.Files {
+			f := &sp.Files[i]
+			if isBlobFile(f.FileName) {
+				continue
+			}
+			if anchor == nil || f.MaxSequenceNumber < anchor.MaxSequenceNumber ||
+				(f.MaxSequenceNumber == anchor.MaxSequenceNumber && f.FileName < anchor.FileName) {
+				anchor = f
+			}
+		}
+		if anchor == nil {
+			return fmt.Errorf("%w: data-evolution group of %s has deletion vectors but no data file", paimon.ErrCorrupt, sp.Files[0].FileName)
+		}
+		if d, ok := sp.Deletions[anchor.FileName]; ok {
+			var err error
+			if dv, err = owner.loadDeletionVector(r.ctx, d, anchor.FileName); err != nil {
+				return err
+			}
+		}
 	}
+	// The sources read files without their own deletion vectors: the
+	// anchor's vector applies to the merged rows.
+	plain := *sp
+	plain.Deletions = nil
 	claimed := make([]int, len(cols)) // source index + 1; 0 = no file
 	var srcs []*evolutionSource
 	defer func() {
@@ -183,7 +211,7 @@ func (r *reader) readEvolutionSplit(sp *Split) error {
 		}
 		if len(src.cols) > 0 {
 			srcs = append(srcs, src)
-			src.run = &runSource{r: r, sp: sp, files: []*paimon.DataFileMeta{f}, fields: pick(cols, src.cols)}
+			src.run = &runSource{r: r, sp: &plain, files: []*paimon.DataFileMeta{f}, fields: pick(cols, src.cols)}
 		}
 	}
 	first, rows := groupRange(entriesOf(sp.Files))
@@ -209,7 +237,7 @@ func (r *reader) readEvolutionSplit(sp *Split) error {
 		}
 		if len(src.cols) > 0 {
 			srcs = append(srcs, src)
-			src.run = &runSource{r: r, sp: sp, files: files, fields: pick(cols, src.cols)}
+			src.run = &runSource{r: r, sp: &plain, files: files, fields: pick(cols, src.cols)}
 		}
 	}
 	for j, c := range cols {
@@ -254,6 +282,14 @@ func (r *reader) readEvolutionSplit(sp *Split) error {
 				return err
 			}
 			b = fb
+		}
+		if dv != nil {
+			kb, err := r.dropDeleted(b, dv, emitted)
+			b.Release()
+			if err != nil {
+				return err
+			}
+			b = kb
 		}
 		out, err := r.finishBatch(b, r.s.opts.Filter)
 		b.Release()
@@ -303,6 +339,34 @@ func (r *reader) evolutionBatch(owner *Scan, srcs []*evolutionSource, claimed []
 		s.off += n
 	}
 	return array.NewRecordBatch(OutputSchema(cols), arrs, n), nil
+}
+
+// dropDeleted returns b without the rows whose group positions (first +
+// row index) dv marks. It does not release b.
+func (r *reader) dropDeleted(b arrow.RecordBatch, dv deletionVector, first int64) (arrow.RecordBatch, error) {
+	n := b.NumRows()
+	keep := make([]bool, n)
+	for i := range keep {
+		keep[i] = true
+	}
+	deleted := int64(0)
+	dv.DeletedIn(first, first+n, func(pos int64) {
+		if i := pos - first; i >= 0 && i < n && keep[i] {
+			keep[i] = false
+			deleted++
+		}
+	})
+	if deleted == 0 {
+		b.Retain()
+		return b, nil
+	}
+	r.stats.RowsDeleted.Add(deleted)
+	mb := array.NewBooleanBuilder(r.mem)
+	mb.AppendValues(keep, nil)
+	mask := mb.NewBooleanArray()
+	mb.Release()
+	defer mask.Release()
+	return predicate.FilterRecord(r.ctx, r.mem, b, mask)
 }
 
 // schemaOf returns the Arrow field of readCols[j].

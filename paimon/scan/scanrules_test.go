@@ -34,7 +34,9 @@ func copyTableWithOptions(t *testing.T, src string, opts map[string]string) stri
 		for k, v := range opts {
 			add = append(add, `"`+k+`" : "`+v+`"`)
 		}
-		s = strings.Replace(s, `"options" : {`, `"options" : {`+strings.Join(add, ", ")+",", 1)
+		if len(add) > 0 {
+			s = strings.Replace(s, `"options" : {`, `"options" : {`+strings.Join(add, ", ")+",", 1)
+		}
 		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}
