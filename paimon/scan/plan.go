@@ -221,7 +221,7 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 		if len(kept) == 0 {
 			continue
 		}
-		if !s.info.valueStatsOK && !s.info.evolution && s.info.mergeEngine == Deduplicate && s.opts.Filter != nil && !s.opts.NoPruning {
+		if !s.info.valueStatsOK && !s.info.noValueStats && s.info.mergeEngine == Deduplicate && s.opts.Filter != nil && !s.opts.NoPruning {
 			any := false
 			for _, e := range kept {
 				ok, err := pl.valueStatsMayMatch(ctx, &e)
@@ -243,11 +243,24 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 			return nil, err
 		}
 		merge := s.info.pk && !s.opts.ReadOptimized && !rawConvertible(s.info, kept)
+		if merge && s.info.clusteringOverride {
+			return nil, fmt.Errorf("%w: table %s has pk-clustering-override=true (files sorted by clustering.columns, not by key) and bucket %d needs a merge-on-read by key; only reads where deletion vectors or first-row make every row final are supported",
+				paimon.ErrUnsupported, s.table.Path(), k.bucket)
+		}
 		if merge {
 			sp := Split{Partition: partVals, PartitionBytes: kept[0].Partition, Bucket: k.bucket, Merge: true}
 			for _, e := range kept {
 				sp.Files = append(sp.Files, e.File)
 				sp.RowCount += e.File.RowCount
+				// deletion-vectors.merge-on-read: the merge reads every level,
+				// each file without the rows its deletion vector marks.
+				if d, ok := dvs[dvKey{string(e.Partition), e.Bucket, e.File.FileName}]; ok {
+					if sp.Deletions == nil {
+						sp.Deletions = map[string]DeletionFile{}
+					}
+					sp.Deletions[e.File.FileName] = d
+					p.Stats.DeletionVectors++
+				}
 			}
 			p.Splits = append(p.Splits, sp)
 			p.Stats.MergeSplits++
@@ -260,6 +273,14 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 			}
 			kept = kept[:0:0]
 			for _, g := range groups {
+				ok, err := pl.groupStatsMayMatch(ctx, g)
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					p.Stats.FilesPrunedStats += len(g)
+					continue
+				}
 				if len(g) == 1 && !isBlobFile(g[0].File.FileName) {
 					kept = append(kept, g[0]) // a group of one file reads raw
 					continue
@@ -409,6 +430,8 @@ func (s *Scan) bucketDir(partBytes []byte, bucket int32) (string, error) {
 	if bucket == -2 {
 		b = "bucket-postpone"
 	}
+	// data-file.path-directory puts data files under a sub-directory of the
+	// table (Java DataFilePathFactory).
 	return path.Join(s.table.Path(), s.schema.Option(paimon.OptDataFilePathDirectory, ""), rel, b), nil
 }
 

@@ -2,10 +2,12 @@ package scan
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/binrow"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/format"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
 )
@@ -138,7 +140,15 @@ func (pl *pruner) manifestMayMatch(m *paimon.ManifestFileMeta) (bool, error) {
 func (pl *pruner) entryMayMatch(e *paimon.ManifestEntry) (bool, error) {
 	inf := pl.s.info
 	if inf.pk && e.Bucket == -2 {
-		pl.skippedLevel++ // postpone-bucket files are invisible to batch reads
+		// Postpone-bucket files are invisible to batch reads (Java
+		// snapshotReader.onlyReadRealBuckets); with postpone.merge-on-read an
+		// engine would route their records to real buckets and merge them,
+		// which this reader does not do: refuse rather than drop them.
+		if inf.postponeMergeOnRead {
+			return false, fmt.Errorf("%w: table %s has postpone.merge-on-read=true and postpone-bucket files (%s): merging postpone records into their buckets is not supported",
+				paimon.ErrUnsupported, pl.s.table.Path(), e.File.FileName)
+		}
+		pl.skippedLevel++
 		return false, nil
 	}
 	if inf.pk && pl.s.opts.ReadOptimized && e.File.Level != inf.maxLevel {
@@ -159,7 +169,10 @@ func (pl *pruner) entryMayMatch(e *paimon.ManifestEntry) (bool, error) {
 			return false, nil
 		}
 	}
-	if pl.bucketVals != nil && inf.bucketFuncDef && e.TotalBuckets > 0 {
+	// Bucket pruning hashes the bucket key: only for fixed-bucket tables.
+	// Dynamic-bucket (-1) primary-key tables assign buckets through the hash
+	// index, not by hash, so their files are never pruned by bucket.
+	if pl.bucketVals != nil && inf.bucketFuncDef && inf.bucket > 0 && e.TotalBuckets > 0 {
 		allowed, err := pl.allowedBuckets(e.TotalBuckets)
 		if err == nil && allowed != nil && !allowed[e.Bucket] {
 			pl.prunedBucket++
@@ -257,23 +270,12 @@ func (pl *pruner) valueStatsMayMatch(ctx context.Context, e *paimon.ManifestEntr
 	if pl.s.opts.Filter == nil || pl.noStats {
 		return true, nil
 	}
-	fileFields, err := pl.s.fileSchema(ctx, e.File.SchemaID)
+	_, statsFields, err := pl.s.fileStatsFields(ctx, &e.File)
 	if err != nil {
 		return false, err
 	}
-	statsFields := fileFields
-	if e.File.ValueStatsCols != nil {
-		statsFields = statsFields[:0:0]
-		for _, n := range e.File.ValueStatsCols {
-			i := fieldIndexByName(fileFields, n)
-			if i < 0 {
-				return true, nil // stats of a column we cannot place: do not prune
-			}
-			statsFields = append(statsFields, fileFields[i])
-		}
-	}
 	if len(statsFields) == 0 {
-		return true, nil
+		return true, nil // none, or stats of a column we cannot place: do not prune
 	}
 	vs := e.File.ValueStats
 	st, err := binrow.DecodeSimpleStats(types.RowType(statsFields).Types(), vs.MinValues, vs.MaxValues)
@@ -294,6 +296,58 @@ func (pl *pruner) valueStatsMayMatch(ctx context.Context, e *paimon.ManifestEntr
 		ms.Columns[f.ID] = predicate.ColumnStats{Min: st.Min[i], Max: st.Max[i], NullCount: nc}
 	}
 	return predicate.MayMatch(pl.s.opts.Filter, ms), nil
+}
+
+// fileStatsFields returns the columns a data file wrote (its schema's
+// fields narrowed to _WRITE_COLS) and the columns its value statistics
+// describe, in their order (the written ones narrowed to _VALUE_STATS_COLS),
+// as Java's EvolutionStatsCache projects them. Stored row-tracking columns
+// listed there (compaction writes _ROW_ID, _SEQUENCE_NUMBER) are not
+// "written" columns but keep their place in the statistics (placeholders
+// with their system field ids, never used to prune). A listed column the
+// schema lacks yields nil stats fields (the statistics cannot be placed).
+func (s *Scan) fileStatsFields(ctx context.Context, f *paimon.DataFileMeta) (written, stats []types.DataField, err error) {
+	fileFields, err := s.fileSchema(ctx, f.SchemaID)
+	if err != nil {
+		return nil, nil, err
+	}
+	project := func(fs []types.DataField, names []string, keepTracking bool) ([]types.DataField, bool) {
+		if names == nil {
+			return fs, true
+		}
+		out := make([]types.DataField, 0, len(names))
+		for _, n := range names {
+			if isTrackingName(n) {
+				if keepTracking {
+					fd := format.RowTrackingSequenceField()
+					if n == format.RowIDFieldName {
+						fd = format.RowIDField()
+					}
+					out = append(out, fd)
+				}
+				continue
+			}
+			i := fieldIndexByName(fs, n)
+			if i < 0 {
+				return nil, false
+			}
+			out = append(out, fs[i])
+		}
+		return out, true
+	}
+	written, ok := project(fileFields, f.WriteCols, false)
+	if !ok {
+		return nil, nil, fmt.Errorf("%w: data file %s: a _WRITE_COLS column is not in schema %d", paimon.ErrCorrupt, f.FileName, f.SchemaID)
+	}
+	names := f.ValueStatsCols
+	if names == nil {
+		names = f.WriteCols
+	}
+	stats, ok = project(written, names, true)
+	if !ok {
+		return written, nil, nil
+	}
+	return written, stats, nil
 }
 
 // statsCompatible reports whether statistics written for a column of type

@@ -370,9 +370,10 @@ func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
 	owner := sp.scan(r.s)
 	opts := format.ReadOptions{Fields: owner.readCols, RowGroups: rgs, BatchSize: r.s.opts.BatchSize, Parallel: r.parallel, Allocator: r.mem, Filter: r.s.opts.Filter}
 	var filter predicate.Predicate
-	if len(owner.tracking) > 0 {
-		// Row-tracking columns are filled after decoding (from positions):
-		// the filter, which may refer to them, is applied afterwards.
+	if len(owner.tracking) > 0 || len(owner.descCols) > 0 {
+		// Row-tracking columns are filled after decoding (from positions),
+		// blob descriptors resolved: the filter, which may refer to them, is
+		// applied afterwards.
 		opts.Filter, filter = nil, r.s.opts.Filter
 	}
 	if dv != nil {
@@ -439,6 +440,14 @@ var _ format.RangeDeleter = countingDeleter{}
 // finishBatch applies filter (nil: none) to a batch of readCols and projects
 // it to the output columns. It does not release b.
 func (r *reader) finishBatch(b arrow.RecordBatch, filter predicate.Predicate) (arrow.RecordBatch, error) {
+	if len(r.s.descCols) > 0 { // blob-descriptor-field: read the bytes referenced
+		rb, err := r.resolveDescriptors(b, r.s.descCols)
+		if err != nil {
+			return nil, err
+		}
+		defer rb.Release()
+		b = rb
+	}
 	cols := make([]arrow.Array, len(r.s.outCols))
 	for i := range cols {
 		cols[i] = b.Column(i) // readCols start with outCols

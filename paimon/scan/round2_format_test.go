@@ -185,7 +185,7 @@ func rewriteManifests(t *testing.T, dir string, edit func(*paimon.ManifestEntry)
 // their index manifest entries given that external path (what
 // index-file-in-data-file-dir writes next to external data files).
 func externalFixture(t *testing.T, declared func(extDir string) string, indexOutside bool) (string, string) {
-	root := round2Dir(t)
+	root := testutil.Round2Dir(t)
 	src := filepath.Join(root, "paimon-cpp/parquet/pk_dv_index_not_in_data_with_external.db")
 	tmp := t.TempDir()
 	tableDir := filepath.Join(tmp, "wh", "db.db", "pk_dv_index_not_in_data_with_external")
