@@ -229,3 +229,5 @@ func TestIndexesRandom(t *testing.T) {
 	}
 	t.Logf("answered leaves: %v", answered)
 }
+
+func bigInt(v int64) *big.Int { return big.NewInt(v) }
