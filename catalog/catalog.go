@@ -144,6 +144,9 @@ type ScanStats struct {
 	IndexSkips        string
 	FilesSkippedIndex int
 	RowsSkippedIndex  int64
+	// FilesPrunedGlobalIndex: files whose row-id range a global index
+	// (index manifest, row tracking) proved has no matching row.
+	FilesPrunedGlobalIndex int
 }
 
 // Deleter is implemented by tables that support DELETE FROM ... WHERE.

@@ -125,14 +125,15 @@ func (d *dataScan) Stats() ScanStats {
 		FilesPrunedStats:     st.FilesPrunedStats,
 		RowGroupsTotal:       int(d.read.RowGroupsTotal.Load()),
 		RowGroupsSkipped:     int(d.read.RowGroupsSkipped.Load()),
-		FilesPrunedIndex:     st.FilesPrunedIndex,
-		RowsPrunedIndex:      st.RowsPrunedIndex,
-		IndexSkips:           indexSkips(d.plan.IndexSkipsByType),
-		FilesSkippedIndex:    int(d.read.FilesSkippedIndex.Load()),
-		RowsSkippedIndex:     d.read.RowsSkippedIndex.Load(),
 		DeletionVectors:      st.DeletionVectors,
 		MergedBuckets:        st.MergeSplits,
 	}
+	// File and global indexes (docs/design/file-index.md).
+	out.FilesPrunedIndex, out.RowsPrunedIndex = st.FilesPrunedIndex, st.RowsPrunedIndex
+	out.IndexSkips = indexSkips(d.plan.IndexSkipsByType)
+	out.FilesSkippedIndex = int(d.read.FilesSkippedIndex.Load())
+	out.RowsSkippedIndex = d.read.RowsSkippedIndex.Load()
+	out.FilesPrunedGlobalIndex = st.FilesPrunedGlobalIndex
 	if d.filter != nil {
 		out.Residual = d.filter.String()
 	}

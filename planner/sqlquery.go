@@ -275,6 +275,9 @@ func scanStatLines(ind string, st catalog.ScanStats, splits int) []string {
 	if st.RowGroupsTotal > 0 {
 		out = append(out, fmt.Sprintf("%srow groups: %d total, %d skipped", ind, st.RowGroupsTotal, st.RowGroupsSkipped))
 	}
+	if st.FilesPrunedGlobalIndex > 0 {
+		out = append(out, fmt.Sprintf("%sglobal index: %d files skipped at plan", ind, st.FilesPrunedGlobalIndex))
+	}
 	if st.FilesPrunedIndex > 0 || st.FilesSkippedIndex > 0 || st.RowsSkippedIndex > 0 {
 		line := fmt.Sprintf("%sfile index: %d files (%d rows) skipped at plan", ind, st.FilesPrunedIndex, st.RowsPrunedIndex)
 		if st.IndexSkips != "" {
@@ -458,6 +461,7 @@ func (q *sqlQuery) pruningStats() map[string]int64 {
 		out["row_groups_total"] += int64(st.RowGroupsTotal)
 		out["row_groups_skipped"] += int64(st.RowGroupsSkipped)
 		out["files_pruned_index"] += int64(st.FilesPrunedIndex)
+		out["files_pruned_global_index"] += int64(st.FilesPrunedGlobalIndex)
 		out["files_skipped_index"] += int64(st.FilesSkippedIndex)
 		out["rows_skipped_index"] += st.RowsPrunedIndex + st.RowsSkippedIndex
 	}

@@ -28,9 +28,7 @@ import (
 // false, and not a data-evolution table (its files hold only some columns
 // of shared rows, so one file's index cannot drop a row).
 func (s *Scan) fileIndexEnabled() bool {
-	return s.opts.Filter != nil && !s.opts.NoPruning && !s.opts.NoFileIndex &&
-		s.schema.OptionBool("file-index.read.enabled", true) &&
-		!s.schema.OptionBool("data-evolution.enabled", false)
+	return s.indexesAllowed() && !s.schema.OptionBool("data-evolution.enabled", false)
 }
 
 // indexFileSuffix marks a data file's file-index extra file.
