@@ -110,3 +110,60 @@ func TestGlobalIndexSkips(t *testing.T) {
 		}
 	}
 }
+
+// TestGlobalIndexGroups: a file is skipped only with every file whose row-id
+// range overlaps it; files the index does not cover are never skipped.
+func TestGlobalIndexGroups(t *testing.T) {
+	dir := filepath.Join(round2Dir(t), globalIndexTable)
+	ctx := context.Background()
+	fio, err := fileio.NewLocal(filepath.Dir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := paimon.OpenTable(ctx, fio, filepath.Base(dir), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := tbl.LatestSchema(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(ctx, tbl, Options{Filter: leafOn(sc, "f0", predicate.Eq, "Nobody")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := tbl.ReadFileSet(ctx, s.Snapshot(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := func(name string, first, rows int64) paimon.ManifestEntry {
+		return paimon.ManifestEntry{File: paimon.DataFileMeta{FileName: name, FirstRowID: &first, RowCount: rows}}
+	}
+	for _, c := range []struct {
+		files []paimon.ManifestEntry
+		want  string
+	}{
+		{[]paimon.ManifestEntry{file("a", 0, 8)}, "a"},
+		{[]paimon.ManifestEntry{file("a", 0, 8), file("a2", 0, 8)}, "a a2"}, // same rows, both covered
+		{[]paimon.ManifestEntry{file("a", 0, 8), file("b", 4, 8)}, ""},      // b is not covered: a stays
+		{[]paimon.ManifestEntry{file("a", 0, 4), file("c", 20, 8)}, "a"},    // c is not covered
+		{[]paimon.ManifestEntry{file("a", 0, 4), file("d", 4, 4), file("e", 8, 1)}, "a d"},
+	} {
+		skip, err := s.globalIndexSkips(ctx, fs.IndexEntries, c.files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, f := range c.files {
+			if skip[f.File.FileName] {
+				if got != "" {
+					got += " "
+				}
+				got += f.File.FileName
+			}
+		}
+		if got != c.want {
+			t.Errorf("files %v: skipped %q, want %q", c.files, got, c.want)
+		}
+	}
+}
