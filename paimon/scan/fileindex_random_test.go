@@ -247,6 +247,9 @@ func idxLeaf(rng *rand.Rand, sc *paimon.TableSchema) predicate.Predicate {
 			return v
 		}
 	}
+	if col == "s" && rng.Intn(6) == 0 {
+		return leaf(sc, col, predicate.StartsWith, []string{"", "s", "s-", "s1", "t"}[rng.Intn(5)])
+	}
 	switch rng.Intn(8) {
 	case 0:
 		return leaf(sc, col, predicate.IsNull)
