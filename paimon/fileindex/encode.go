@@ -85,9 +85,9 @@ func serialize(bm *roaring.Bitmap) []byte {
 
 // BuildBitmap writes a BitmapFileIndex body of version 1 or 2 (2 is Java's
 // default) for a column of type t. Java lays the bitmaps out in its HashMap's
-// iteration order; for integer columns (hash = the value) so does this
-// builder, making the bytes identical; other columns use first-seen order
-// (the same index, other byte order).
+// iteration order; for integer and boolean columns so does this builder,
+// making the bytes identical; other columns use first-seen order (the same
+// index, possibly another byte order).
 func BuildBitmap(version int, t types.DataType, values []any) ([]byte, error) {
 	k := bitmapKind(t)
 	if k == kindNone || (version != bitmapV1 && version != bitmapV2) {
@@ -117,10 +117,16 @@ func BuildBitmap(version int, t types.DataType, values []any) ([]byte, error) {
 		}
 		e.bm.Add(uint32(row))
 	}
-	if k == kindInt8 || k == kindInt16 || k == kindInt32 || k == kindInt64 {
+	if k == kindInt8 || k == kindInt16 || k == kindInt32 || k == kindInt64 || k == kindBool {
 		hashMapOrder(ents, func(e *ent) int32 {
-			if k == kindInt64 {
+			switch k {
+			case kindInt64:
 				return int32(e.k.i ^ int64(uint64(e.k.i)>>32)) // Long.hashCode
+			case kindBool:
+				if e.k.i == 1 {
+					return 1231 // Boolean.hashCode(true)
+				}
+				return 1237
 			}
 			return int32(e.k.i) // Integer/Short/Byte.hashCode
 		})
