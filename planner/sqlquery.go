@@ -420,6 +420,9 @@ func scanStatLines(ind string, st catalog.ScanStats, splits int, rd catalog.Read
 	if rd.RowGroupsTotal > 0 {
 		out = append(out, fmt.Sprintf("%srow groups: %d total, %d skipped", ind, rd.RowGroupsTotal, rd.RowGroupsSkipped))
 	}
+	if st.FilesPrunedGlobalIndex > 0 {
+		out = append(out, fmt.Sprintf("%sglobal index: %d files skipped at plan", ind, st.FilesPrunedGlobalIndex))
+	}
 	if st.FilesPrunedIndex > 0 || rd.FilesSkippedIndex > 0 || rd.RowsSkippedIndex > 0 {
 		line := fmt.Sprintf("%sfile index: %d files (%d rows) skipped at plan", ind, st.FilesPrunedIndex, st.RowsPrunedIndex)
 		if st.IndexSkips != "" {
@@ -613,6 +616,7 @@ func (q *sqlQuery) pruningStats() map[string]int64 {
 		out["files_pruned_index"] += int64(st.FilesPrunedIndex)
 		out["files_skipped_index"] += rd.FilesSkippedIndex
 		out["rows_skipped_index"] += st.RowsPrunedIndex + rd.RowsSkippedIndex
+		out["files_pruned_global_index"] += int64(st.FilesPrunedGlobalIndex)
 	}
 	return out
 }

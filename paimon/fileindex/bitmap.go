@@ -1,6 +1,8 @@
 package fileindex
 
 import (
+	"strings"
+
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
@@ -250,6 +252,22 @@ func (ix *bitmapIndex) Eval(l *predicate.Leaf) (Result, error) {
 				return Remain, nil
 			}
 			return Rows(flip(bm, ix.rows)), nil
+		}
+		return Rows(bm), nil
+	case predicate.StartsWith:
+		pre, ok := prefixProbe(ix.t, ix.kind, l)
+		if !ok || len(ix.entries) > maxRangeValues {
+			return Remain, nil
+		}
+		var keys []key
+		for mk := range ix.entries {
+			if strings.HasPrefix(mk.s, pre) {
+				keys = append(keys, mk)
+			}
+		}
+		bm, err := ix.lookup(keys)
+		if err != nil {
+			return Remain, err
 		}
 		return Rows(bm), nil
 	case predicate.Lt, predicate.LtEq, predicate.Gt, predicate.GtEq:

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -107,6 +108,8 @@ func matches(l *predicate.Leaf, v any) bool {
 		return cmp(l.Literals[0]) > 0
 	case predicate.GtEq:
 		return cmp(l.Literals[0]) >= 0
+	case predicate.StartsWith:
+		return strings.HasPrefix(v.(string), l.Literals[0].(string))
 	case predicate.In, predicate.NotIn:
 		in := false
 		for _, lit := range l.Literals {
@@ -177,7 +180,13 @@ func TestIndexesRandom(t *testing.T) {
 		for q := 0; q < 40; q++ {
 			op := leafOps[r.Intn(len(leafOps))]
 			l := &predicate.Leaf{Column: "c", Type: ct, Op: op}
+			if ct.Root == types.VarChar && r.Intn(8) == 0 {
+				op = predicate.StartsWith
+				l.Op = op
+			}
 			switch op {
+			case predicate.StartsWith:
+				l.Literals = []any{[]string{"", "v", "v-", "v1", "v3", "w"}[r.Intn(6)]}
 			case predicate.In, predicate.NotIn:
 				for k := 0; k < 1+r.Intn(3); k++ {
 					l.Literals = append(l.Literals, genLiteral(r, ct))
@@ -229,3 +238,5 @@ func TestIndexesRandom(t *testing.T) {
 	}
 	t.Logf("answered leaves: %v", answered)
 }
+
+func bigInt(v int64) *big.Int { return big.NewInt(v) }

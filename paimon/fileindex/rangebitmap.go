@@ -2,6 +2,7 @@ package fileindex
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -281,6 +282,23 @@ func (ix *rangeBitmapIndex) Eval(l *predicate.Leaf) (Result, error) {
 			return Rows(roaring.AndNot(notNull, eq)), nil
 		}
 		return Rows(eq), nil
+	case predicate.StartsWith:
+		pre, ok := prefixProbe(ix.t, ix.kind, l)
+		if !ok {
+			return Remain, nil
+		}
+		// Keys with the prefix are the codes [lo, hi) of the sorted dictionary.
+		lo := sort.Search(len(ix.keys), func(i int) bool { return ix.keys[i].s >= pre })
+		hi := lo
+		for hi < len(ix.keys) && strings.HasPrefix(ix.keys[hi].s, pre) {
+			hi++
+		}
+		if lo == hi {
+			return Skip, nil
+		}
+		_, loEq, loGt := ix.codes.compare(int64(lo))
+		hiLt, _, _ := ix.codes.compare(int64(hi))
+		return Rows(roaring.And(roaring.Or(loEq, loGt), hiLt)), nil
 	case predicate.Lt, predicate.LtEq, predicate.Gt, predicate.GtEq:
 		if len(l.Literals) != 1 {
 			return Remain, nil

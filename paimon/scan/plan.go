@@ -72,9 +72,11 @@ type Stats struct {
 	MergeSplits          int
 
 	// FilesPrunedIndex counts files whose embedded file index proved that no
-	// row matches (RowsPrunedIndex: their rows).
-	FilesPrunedIndex int
-	RowsPrunedIndex  int64
+	// row matches, FilesPrunedGlobalIndex those whose row-id range a global
+	// index proved has no match (RowsPrunedIndex: the rows of both).
+	FilesPrunedIndex       int
+	FilesPrunedGlobalIndex int
+	RowsPrunedIndex        int64
 }
 
 // Plan is the result of planning.
@@ -183,6 +185,10 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 	p.Stats.FilesPrunedBucket = pl.prunedBucket
 	p.Stats.FilesSkippedLevel = pl.skippedLevel
 	p.Stats.FilesTotal = len(fs.Entries) - pl.skippedLevel + fs.PartitionSkipped
+	globalSkip, err := s.globalIndexSkips(ctx, fs.IndexEntries, fs.Entries)
+	if err != nil {
+		return nil, err
+	}
 	for _, k := range order {
 		entries := groups[k]
 		// Key statistics are exact bounds of each file's keys: safe to prune by
@@ -200,6 +206,11 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 				if err != nil {
 					return nil, err
 				}
+			}
+			if ok && globalSkip[e.File.FileName] {
+				p.Stats.FilesPrunedGlobalIndex++
+				p.Stats.RowsPrunedIndex += e.File.RowCount
+				continue
 			}
 			if ok && s.info.valueStatsOK {
 				skip, err := pl.embeddedIndexSkips(ctx, &e)

@@ -380,7 +380,11 @@ func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
 		opts.Deleted = countingDeleter{dv, &r.stats.RowsDeleted}
 	}
 	if excl != nil {
-		opts.Deleted = selectionDeleter{dv: dv, dvN: &r.stats.RowsDeleted, excl: excl, limit: f.RowCount}
+		sd := selectionDeleter{dv: dv, dvN: &r.stats.RowsDeleted, sel: sel, excl: excl, limit: f.RowCount}
+		opts.Deleted = sd
+		if sel.GetCardinality() < excl.GetCardinality() {
+			opts.Deleted = sparseDeleter{sd}
+		}
 	}
 	rr, err := df.Read(r.ctx, opts)
 	if err != nil {
