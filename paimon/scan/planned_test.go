@@ -123,4 +123,3 @@ func TestPlannedSplitRoundTrip(t *testing.T) {
 		t.Errorf("fixtures did not cover fallback=%v dv=%v merge=%v", sawFallback, sawDV, sawMerge)
 	}
 }
-

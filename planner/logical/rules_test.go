@@ -45,9 +45,15 @@ func ruleCatalog(t *testing.T) catalog.Catalog {
 		}
 		cat.AddTable("default", mt)
 	}
-	i64 := func(n string) arrow.Field { return arrow.Field{Name: n, Type: arrow.PrimitiveTypes.Int64, Nullable: true} }
-	str := func(n string) arrow.Field { return arrow.Field{Name: n, Type: arrow.BinaryTypes.String, Nullable: true} }
-	date := func(n string) arrow.Field { return arrow.Field{Name: n, Type: arrow.FixedWidthTypes.Date32, Nullable: true} }
+	i64 := func(n string) arrow.Field {
+		return arrow.Field{Name: n, Type: arrow.PrimitiveTypes.Int64, Nullable: true}
+	}
+	str := func(n string) arrow.Field {
+		return arrow.Field{Name: n, Type: arrow.BinaryTypes.String, Nullable: true}
+	}
+	date := func(n string) arrow.Field {
+		return arrow.Field{Name: n, Type: arrow.FixedWidthTypes.Date32, Nullable: true}
+	}
 	dec := func(n string) arrow.Field {
 		return arrow.Field{Name: n, Type: &arrow.Decimal128Type{Precision: 12, Scale: 2}, Nullable: true}
 	}
@@ -106,7 +112,7 @@ func runRuleCase(t *testing.T, cat catalog.Catalog, directive, sql string) strin
 }
 
 type ruleCase struct {
-	comment             []string // leading # lines, kept by -rewrite
+	comment              []string // leading # lines, kept by -rewrite
 	directive, sql, want string
 }
 
