@@ -76,11 +76,12 @@ func (s *Server) plannedSplits(stmt Statement, eps int, spec execSpec) json.RawM
 	if !ok || len(spec.Params) > 0 {
 		return nil
 	}
-	b, err := ss.PlannedSplits()
-	if err != nil || len(b) == 0 {
-		return nil
+	limit := min(ticketSplitsMax, infoSplitsMax/max(eps, 1))
+	b, fits, err := ss.PlannedSplits(limit)
+	if err != nil || len(b) > limit {
+		fits = false
 	}
-	if len(b) > ticketSplitsMax || len(b)*eps > infoSplitsMax {
+	if !fits {
 		s.metrics.add("tickets_without_splits_total", float64(eps))
 		return nil
 	}

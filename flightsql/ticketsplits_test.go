@@ -10,7 +10,12 @@ type splitsStmt struct {
 	b []byte
 }
 
-func (s splitsStmt) PlannedSplits() ([]byte, error) { return s.b, nil }
+func (s splitsStmt) PlannedSplits(max int) ([]byte, bool, error) {
+	if max > 0 && len(s.b) > max {
+		return nil, false, nil
+	}
+	return s.b, true, nil
+}
 
 // TestTicketSplitsLimits: splits too large for one ticket, or for all the
 // tickets of a FlightInfo together, are not carried (DoGet plans again).
@@ -33,6 +38,9 @@ func TestTicketSplitsLimits(t *testing.T) {
 	}
 	if got := s.plannedSplits(splitsStmt{b: mid}, 16, execSpec{}); got != nil {
 		t.Fatal("splits over the FlightInfo limit carried")
+	}
+	if got := s.plannedSplits(splitsStmt{}, 3, execSpec{}); got != nil {
+		t.Fatal("splits carried for a statement without scans")
 	}
 	if n := s.metrics.value("tickets_without_splits_total"); n != 17 {
 		t.Fatalf("tickets_without_splits_total = %v, want 17", n)
