@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -160,5 +162,75 @@ func TestDataScanSplits(t *testing.T) {
 	bad.SnapshotID = 1
 	if _, err := sc.Read(ctx, []Split{{Data: &bad}}, ReadOptions{Mem: mem}); err == nil {
 		t.Fatal("split of snapshot 1 read by a scan of snapshot 3")
+	}
+}
+
+// TestDataScanSplitsFallbackBranch: a table with scan.fallback-branch plans
+// splits of two branches; carried as JSON and opened by another scan, they
+// read the same rows (the fallback branch's split at its own snapshot).
+func TestDataScanSplitsFallbackBranch(t *testing.T) {
+	root := testutil.FixturesDir(t)
+	mem := testutil.CheckedAllocator(t)
+	ctx := context.Background()
+	fio, err := fileio.NewLocal(filepath.Join(root, "paimon-cpp", "parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const name = "append_table_with_append_pt_branch"
+	tab, err := NewFS(fio, ".").GetTable(ctx, name, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := ScanRequest{Limit: -1}
+	sc, err := tab.NewScan(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	branches := map[string]bool{}
+	for _, sp := range sc.Splits() {
+		branches[sp.Data.Branch] = true
+	}
+	if len(branches) != 2 {
+		t.Fatalf("splits of branches %v, want main and the fallback", branches)
+	}
+	b, err := json.Marshal(sc.Splits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back []Split
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	req.Splits = back
+	sc2, err := tab.NewScan(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := func(s Scan) []string {
+		rd, err := s.Read(ctx, s.Splits(), ReadOptions{Mem: mem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rd.Release()
+		var out []string
+		for rd.Next() {
+			rec := rd.RecordBatch()
+			for i := 0; i < int(rec.NumRows()); i++ {
+				var row []string
+				for c := 0; c < int(rec.NumCols()); c++ {
+					row = append(row, rec.Column(c).ValueStr(i))
+				}
+				out = append(out, strings.Join(row, "|"))
+			}
+		}
+		if err := rd.Err(); err != nil {
+			t.Fatal(err)
+		}
+		sort.Strings(out)
+		return out
+	}
+	want, got := rows(sc), rows(sc2)
+	if len(want) == 0 || strings.Join(want, "\n") != strings.Join(got, "\n") {
+		t.Fatalf("opened splits read\n%v\nwant\n%v", got, want)
 	}
 }
