@@ -157,6 +157,10 @@ func TestDataScanSplits(t *testing.T) {
 	if _, err := tab.NewScan(ctx, req3); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("open index split: %v", err)
 	}
+	req3.Splits = []Split{back[0], {Index: 1}}
+	if _, err := tab.NewScan(ctx, req3); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("open a data split and an index split: %v", err)
+	}
 	// A split of another snapshot is refused.
 	bad := *back[0].Data
 	bad.SnapshotID = 1
