@@ -153,6 +153,8 @@ func (t *DataTable) openScan(ctx context.Context, tbl *paimon.Table, opts scan.O
 		if sp.Data == nil {
 			return nil, invalidf("split of another kind of scan given to table %s", SQLName(t.id))
 		}
+	}
+	for _, sp := range req.Splits {
 		if sp.Data.Branch == tbl.BranchName() {
 			opts.SnapshotID, opts.TagName, opts.TimestampMillis = sp.Data.SnapshotID, "", 0
 			break

@@ -80,10 +80,11 @@ type PruningStatsStatement interface {
 // SplitsStatement is optionally implemented by statements whose planned
 // scan splits can travel in tickets, so that a DoGet on any node reads
 // them without planning again. PlannedSplits returns them encoded (JSON;
-// nil when there is nothing to carry); Prepare given a Session with Splits
-// set to that value opens them.
+// nil when there is nothing to carry; nil and fits false when the encoding
+// would pass max bytes); Prepare given a Session with Splits set to that
+// value opens them.
 type SplitsStatement interface {
-	PlannedSplits() ([]byte, error)
+	PlannedSplits(max int) (splits []byte, fits bool, err error)
 }
 
 // PoolStatement is optionally implemented by statements that take the

@@ -2,7 +2,6 @@ package flightsql
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/klauspost/compress/zstd"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -54,37 +54,61 @@ type ticketClaims struct {
 	Part  int    `json:"part"`
 	Of    int    `json:"of,omitempty"`
 	Parts int    `json:"parts,omitempty"`
-	// Splits are the statement's planned scan splits (SplitsStatement),
-	// so that a node without the cached plan reads them without planning
-	// again; absent when they are too large (ticketSplitsMax): that node
+	// SplitsZ are the statement's planned scan splits (SplitsStatement),
+	// zstd-compressed, so that a node without the cached plan reads them
+	// without planning again; absent when they are too large: that node
 	// then plans the statement again.
-	Splits json.RawMessage `json:"splits,omitempty"`
+	SplitsZ []byte `json:"splits_z,omitempty"`
 }
 
-// Limits on the splits carried in tickets: one ticket's, and all tickets'
-// of a FlightInfo together (default gRPC clients refuse messages over
-// 4 MiB). Over either, tickets carry the SQL only.
+// Limits on the splits carried in tickets: compressed, one ticket's and all
+// tickets' of a FlightInfo together (default gRPC clients refuse messages
+// over 4 MiB); uncompressed, what is encoded at all (a 100k-file scan is
+// not encoded to be dropped). Over any, tickets carry the SQL only.
 const (
 	ticketSplitsMax = 256 << 10
 	infoSplitsMax   = 2 << 20
+	rawSplitsMax    = 16 << 20
 )
 
-// plannedSplits returns the splits tickets of stmt should carry for eps
-// endpoints (nil: none, or too large to carry).
-func (s *Server) plannedSplits(stmt Statement, eps int, spec execSpec) json.RawMessage {
+var (
+	splitsEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	splitsDecoder, _ = zstd.NewReader(nil, zstd.WithDecoderMaxMemory(rawSplitsMax), zstd.WithDecoderConcurrency(0))
+)
+
+// plannedSplits returns the compressed splits tickets of stmt should carry
+// for eps endpoints (nil: none, or too large to carry).
+func (s *Server) plannedSplits(stmt Statement, eps int, spec execSpec) []byte {
 	ss, ok := stmt.(SplitsStatement)
 	if !ok || len(spec.Params) > 0 {
 		return nil
 	}
-	b, err := ss.PlannedSplits()
-	if err != nil || len(b) == 0 {
-		return nil
-	}
-	if len(b) > ticketSplitsMax || len(b)*eps > infoSplitsMax {
+	b, fits, err := ss.PlannedSplits(rawSplitsMax)
+	if err != nil || !fits || len(b) > rawSplitsMax {
 		s.metrics.ticketsNoSplits.Add(float64(eps))
 		return nil
 	}
-	return b
+	if len(b) == 0 {
+		return nil
+	}
+	z := splitsEncoder.EncodeAll(b, nil)
+	if len(z) > min(ticketSplitsMax, infoSplitsMax/max(eps, 1)) {
+		s.metrics.ticketsNoSplits.Add(float64(eps))
+		return nil
+	}
+	return z
+}
+
+// ticketSplits decompresses the splits a ticket carries (nil when none).
+func ticketSplits(z []byte) ([]byte, error) {
+	if len(z) == 0 {
+		return nil, nil
+	}
+	b, err := splitsDecoder.DecodeAll(z, nil)
+	if err != nil {
+		return nil, fmt.Errorf("ticket splits: %w", err)
+	}
+	return b, nil
 }
 
 // handleClaims are a stateless prepared statement.
@@ -208,7 +232,7 @@ func (s *Server) flightInfo(ctx context.Context, stmt Statement, spec execSpec, 
 	}
 	splits := s.plannedSplits(stmt, eps, spec)
 	for part := 0; part < eps; part++ {
-		c := ticketClaims{execSpec: spec, QID: qid, Part: part, Splits: splits}
+		c := ticketClaims{execSpec: spec, QID: qid, Part: part, SplitsZ: splits}
 		if of > 0 {
 			c.Of, c.Parts = of, n
 		}

@@ -14,7 +14,8 @@ import (
 )
 
 // fakeTable wraps a MemTable, records the requests it gets, reports fixed
-// stats, optionally claims FilterExact, and implements Deleter/Compactor.
+// stats, optionally answers PushdownExact for every conjunct, and implements
+// Deleter/Compactor.
 type fakeTable struct {
 	*catalog.MemTable
 	reqs      []catalog.ScanRequest
@@ -130,7 +131,7 @@ func TestPushdown(t *testing.T) {
 	}
 }
 
-// TestResidualWhenExact checks that a scan claiming FilterExact is trusted
+// TestResidualWhenExact checks that a scan answering PushdownExact is trusted
 // (no residual for pushed conjuncts) and that results stay right.
 func TestResidualWhenExact(t *testing.T) {
 	mem := testutil.CheckedAllocator(t)

@@ -102,6 +102,8 @@ func (t *changelogTable) NewScan(ctx context.Context, req catalog.ScanRequest) (
 			if sp.Data == nil {
 				return nil, fmt.Errorf("%w: split of another kind of scan given to %s", catalog.ErrInvalid, catalog.SQLName(t.id))
 			}
+		}
+		for _, sp := range req.Splits {
 			if sp.Data.Branch == tbl.BranchName() {
 				opts.SnapshotID, opts.TagName, opts.TimestampMillis = sp.Data.SnapshotID, "", 0
 				break
