@@ -285,6 +285,9 @@ func Optimize(n Node, est Estimator) (Node, error) {
 		if n, err = PushFilters(n); err != nil {
 			return nil, err
 		}
+		if n, err = PushSemiJoins(n, est); err != nil {
+			return nil, err
+		}
 	}
 	if n, err = PruneColumns(n); err != nil {
 		return nil, err
