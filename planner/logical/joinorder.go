@@ -64,19 +64,20 @@ func DefaultEstimate(leaf func(*Scan) float64) Estimator {
 
 // ReorderJoins rewrites each tree of inner joins into a left-deep tree: the
 // largest input first (the probe side), then repeatedly the smallest input
-// connected to what is joined so far (the build side), conditions applied
-// as soon as their columns are available. The original column order is
+// connected to what is joined so far (the build side) — preferring inputs
+// joined by a key to a leaf at least as large, then by any key, then by any
+// condition — conditions applied as soon as their columns are available. The original column order is
 // restored by a projection.
 func ReorderJoins(n Node, est Estimator) (Node, error) {
+	// Top-down: the whole tree of inner joins under n is ordered at once
+	// (ordering a subtree first would hide its leaves behind the
+	// projection that restores its column order); the leaves are ordered
+	// on their own.
 	if j, ok := n.(*Join); ok && j.Type == exec.InnerJoin {
 		var leaves []Node
 		var conds []vec.Expr
 		collectInner(j, 0, &leaves, &conds)
 		if len(leaves) >= 3 {
-			// The whole tree at once: reordering an inner subtree first
-			// would hide its inputs behind the Project that restores its
-			// column order, and the join above would see only two inputs.
-			// Reordering keeps a leaf's schema, so conds stay valid.
 			for i, l := range leaves {
 				x, err := ReorderJoins(l, est)
 				if err != nil {
@@ -103,17 +104,7 @@ func ReorderJoins(n Node, est Estimator) (Node, error) {
 			n = n.WithChildren(nch...)
 		}
 	}
-	j, ok := n.(*Join)
-	if !ok || j.Type != exec.InnerJoin {
-		return n, nil
-	}
-	var leaves []Node
-	var conds []vec.Expr
-	collectInner(j, 0, &leaves, &conds)
-	if len(leaves) < 3 {
-		return n, nil
-	}
-	return greedy(leaves, conds, est)
+	return n, nil
 }
 
 func collectInner(n Node, off int, leaves *[]Node, conds *[]vec.Expr) int {
@@ -163,10 +154,35 @@ func greedy(leaves []Node, conds []vec.Expr, est Estimator) (Node, error) {
 	in := map[int]bool{first: true}
 	order := []int{first}
 	used := make([]bool, len(conds))
+	// equi[i]: conds[i] is an equality between two leaves (a join key);
+	// a leaf reachable only through other conditions (an OR across
+	// tables, an inequality) comes after the leaves reachable by keys.
+	equi := make([]bool, len(conds))
+	for i, c := range conds {
+		if cmp, ok := c.(*vec.Compare); ok && len(condLeaves[i]) == 2 {
+			_, _, equi[i] = cmp.Equality()
+		}
+	}
+	// pass 0: joined by a key to a leaf at least as large (the dimension
+	// side of a foreign key, which does not multiply rows: lineitem →
+	// orders, not supplier → customer on a shared nation key); pass 1: by
+	// any key; pass 2: by any condition.
+	pass := 0
 	connected := func(k int) bool {
 		for i, ls := range condLeaves {
-			if used[i] || !ls[k] || len(ls) < 2 {
+			if used[i] || !ls[k] || len(ls) < 2 || pass < 2 && !equi[i] {
 				continue
+			}
+			if pass == 0 {
+				grows := false
+				for l := range ls {
+					if l != k && sizes[l] < sizes[k] {
+						grows = true
+					}
+				}
+				if grows {
+					continue
+				}
 			}
 			all := true
 			for l := range ls {
@@ -182,12 +198,17 @@ func greedy(leaves []Node, conds []vec.Expr, est Estimator) (Node, error) {
 	}
 	for len(order) < len(leaves) {
 		best := -1
-		for k := range leaves {
-			if in[k] || !connected(k) {
-				continue
+		for pass = 0; pass < 3; pass++ {
+			for k := range leaves {
+				if in[k] || !connected(k) {
+					continue
+				}
+				if best < 0 || sizes[k] < sizes[best] {
+					best = k
+				}
 			}
-			if best < 0 || sizes[k] < sizes[best] {
-				best = k
+			if best >= 0 {
+				break
 			}
 		}
 		if best < 0 {
@@ -302,6 +323,9 @@ func Optimize(n Node, est Estimator) (Node, error) {
 			return nil, err
 		}
 		if n, err = PushFilters(n); err != nil {
+			return nil, err
+		}
+		if n, err = PushSemiJoins(n, est); err != nil {
 			return nil, err
 		}
 	}
