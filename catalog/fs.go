@@ -167,6 +167,15 @@ func (c *FS) ListTables(ctx context.Context, db string) ([]TableInfo, error) {
 	return out, nil
 }
 
+// SystemTableNames lists the table-level system table suffixes
+// (snapshots, files, ...), for suggestions; nil without system tables.
+func (c *FS) SystemTableNames() []string {
+	if c.sys == nil {
+		return nil
+	}
+	return c.sys.TableNames()
+}
+
 // ParseTableName splits "t", "t$ro", "t$branch_b", "t$branch_b$files" into
 // its parts. Suffixes are case-insensitive; the system suffix is returned in
 // lower case.

@@ -14,6 +14,7 @@ import (
 type Session struct {
 	Database string
 	Options  map[string]string
+	User     string // the authenticated user ("" without authentication)
 }
 
 // Engine plans SQL text. It is the contract between the Flight SQL server

@@ -14,7 +14,7 @@ func PlannerEngine(e *planner.Engine) Engine { return plannerEngine{e} }
 type plannerEngine struct{ e *planner.Engine }
 
 func (p plannerEngine) Prepare(ctx context.Context, sql string, sess Session) (Statement, error) {
-	st, err := p.e.Prepare(ctx, sql, planner.Session{Database: sess.Database, Options: sess.Options})
+	st, err := p.e.Prepare(ctx, sql, planner.Session{Database: sess.Database, Options: sess.Options, User: sess.User})
 	if err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ func (e execSpec) session() Session {
 	for k, v := range e.Opts {
 		opts[k] = v
 	}
-	return Session{Database: e.DB, Options: opts}
+	return Session{Database: e.DB, Options: opts, User: e.Sub}
 }
 
 // ticketClaims identify one endpoint of a query: partition Part, or, when

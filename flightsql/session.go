@@ -224,7 +224,8 @@ func (s *Server) sessionFor(ctx context.Context) (Session, error) {
 	if err != nil {
 		return Session{}, err
 	}
-	sess := Session{Database: opts[OptSchema], Options: map[string]string{}}
+	id, _ := IdentityFromContext(ctx)
+	sess := Session{Database: opts[OptSchema], Options: map[string]string{}, User: id.User}
 	if sess.Database == "" {
 		sess.Database = s.cat.DefaultDatabase()
 	}

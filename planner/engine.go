@@ -27,8 +27,11 @@ type Options struct {
 	// Concurrency caps NumPartitions (default 16).
 	Concurrency int
 	// CatalogName is accepted as the first part of 3-part table names
-	// (catalog.db.table); "" accepts any.
+	// (catalog.db.table); "" accepts any. current_catalog returns it
+	// ("paimon" when empty).
 	CatalogName string
+	// Version is what version() reports after "paimon-flightsql ".
+	Version string
 }
 
 // maxPartitions caps the partitions of one statement.
@@ -58,6 +61,8 @@ type Session struct {
 	// Options are applied to every scan unless a hint overrides them:
 	// scan.snapshot-id, scan.tag-name, scan.timestamp-millis, branch.
 	Options map[string]string
+	// User is the authenticated user, for current_user ("" = anonymous).
+	User string
 }
 
 type stmtKind int
@@ -69,6 +74,7 @@ const (
 	kindShowDatabases
 	kindDelete
 	kindCompact
+	kindRows // precomputed string rows (DESCRIBE, SHOW CREATE TABLE)
 )
 
 // Statement is a planned SQL statement. It may be executed many times and
@@ -81,6 +87,8 @@ type Statement struct {
 
 	// SHOW TABLES
 	db string
+	// kindRows: string or nil (NULL) cells
+	rows [][]any
 	// EXPLAIN
 	explain []string
 	analyze bool // EXPLAIN ANALYZE: execute, then explain with read counters
@@ -100,6 +108,9 @@ type Statement struct {
 // (bad SQL), catalog.ErrUnsupported (valid SQL this engine does not run) or
 // catalog.ErrNotFound (unknown names), and name the culprit.
 func (e *Engine) Prepare(ctx context.Context, sql string, sess Session) (*Statement, error) {
+	if st, ok, err := e.prepareDescribe(ctx, sql, sess); ok {
+		return st, err
+	}
 	pst, err := parse.Parse(sql)
 	if err != nil {
 		return nil, err
@@ -157,7 +168,7 @@ func firstWord(s string) string {
 }
 
 func (e *Engine) lsession(sess Session) logical.Session {
-	return logical.Session{Catalog: e.cat, CatalogName: e.opts.CatalogName, Database: sess.Database, Options: sess.Options}
+	return logical.Session{Catalog: e.cat, CatalogName: e.opts.CatalogName, Database: sess.Database, Options: sess.Options, User: sess.User, Version: e.opts.Version}
 }
 
 func (e *Engine) resolveTable(ctx context.Context, tn sqlparser.TableName, sess Session) (catalog.Table, string, error) {
@@ -332,6 +343,9 @@ func (s *Statement) RowCount() (int64, bool) {
 	if s.kind == kindExplain && !s.analyze {
 		return int64(len(s.explain)), true
 	}
+	if s.kind == kindRows {
+		return int64(len(s.rows)), true
+	}
 	if s.kind == kindSQL && s.sq.op != nil {
 		return rowCount(s.sq.op)
 	}
@@ -378,6 +392,8 @@ func (s *Statement) Execute(ctx context.Context, mem memory.Allocator, params []
 			return stringsReader(mem, s.schema, [][]string{lines})
 		}
 		return stringsReader(mem, s.schema, [][]string{s.explain})
+	case kindRows:
+		return rowsReader(mem, s.schema, s.rows)
 	case kindShowDatabases:
 		dbs, err := s.e.cat.ListDatabases(ctx)
 		if err != nil {

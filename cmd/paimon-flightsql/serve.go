@@ -35,7 +35,11 @@ func NewFlightServer(cfg flightsql.Config, cat catalog.Catalog) (*flightsql.Serv
 	if cfg.ServerVersion == "" {
 		cfg.ServerVersion = version
 	}
-	return flightsql.NewServer(cfg, flightsql.PlannerEngine(planner.New(cat, planner.Options{})), cat)
+	catName := cfg.Catalog
+	if catName == "" {
+		catName = "paimon"
+	}
+	return flightsql.NewServer(cfg, flightsql.PlannerEngine(planner.New(cat, planner.Options{CatalogName: catName, Version: cfg.ServerVersion})), cat)
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
