@@ -87,3 +87,12 @@ type ParamTypedStatement interface {
 type SizedStatement interface {
 	EstimatedBytes() (n int64, known bool)
 }
+
+// SettingStatement is optionally implemented by statements that set session
+// options (SQL SET name = value, USE db). The server validates the
+// settings as it does Flight SetSessionOptions and stores them in the
+// caller's session when the statement is planned; the statement's result
+// lists them.
+type SettingStatement interface {
+	Settings() map[string]string
+}

@@ -37,6 +37,7 @@ var (
 	_ Statement             = (*planner.Statement)(nil)
 	_ ParamTypedStatement   = plannerStatement{}
 	_ SizedStatement        = plannerStatement{}
+	_ SettingStatement      = plannerStatement{}
 	_ PinnedStatement       = (*planner.Statement)(nil)
 	_ PruningStatsStatement = (*planner.Statement)(nil)
 )

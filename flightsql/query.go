@@ -115,6 +115,11 @@ func (s *Server) prepare(ctx context.Context, sql string, sess Session, kind str
 	if stmt == nil {
 		return nil, status.Errorf(codes.Internal, "engine returned no statement for %q", sql)
 	}
+	if ss, ok := stmt.(SettingStatement); ok && len(ss.Settings()) > 0 {
+		if err := s.applySettings(ctx, ss.Settings()); err != nil {
+			return nil, status.Error(codes.InvalidArgument, err.Error())
+		}
+	}
 	if ps, ok := stmt.(PruningStatsStatement); ok {
 		for k, v := range ps.PruningStats() {
 			s.metrics.add("pruning_total", float64(v), "kind", k)
@@ -222,6 +227,15 @@ func (q *sqlServer) GetSchemaStatement(ctx context.Context, cmd flightsql.Statem
 func (q *sqlServer) DoPutCommandStatementUpdate(ctx context.Context, cmd flightsql.StatementUpdate) (int64, error) {
 	s := q.s
 	noteCommand(ctx, "CommandStatementUpdate", cmd.GetQuery())
+	if isSettingStatement(cmd.GetQuery()) {
+		// SET/USE change the session, not data: read-only users may run them.
+		sess, err := s.sessionFor(ctx)
+		if err != nil {
+			return 0, status.Error(codes.InvalidArgument, err.Error())
+		}
+		_, err = s.prepare(ctx, cmd.GetQuery(), sess, "update")
+		return 0, err
+	}
 	if err := s.checkWrite(ctx, cmd.GetQuery()); err != nil {
 		return 0, err
 	}

@@ -89,6 +89,8 @@ type Statement struct {
 	db string
 	// kindRows: string or nil (NULL) cells
 	rows [][]any
+	// SET / USE: the session options to set
+	settings map[string]string
 	// EXPLAIN
 	explain []string
 	analyze bool // EXPLAIN ANALYZE: execute, then explain with read counters
@@ -109,6 +111,9 @@ type Statement struct {
 // catalog.ErrNotFound (unknown names), and name the culprit.
 func (e *Engine) Prepare(ctx context.Context, sql string, sess Session) (*Statement, error) {
 	if st, ok, err := e.prepareDescribe(ctx, sql, sess); ok {
+		return st, err
+	}
+	if st, ok, err := e.prepareSet(sql); ok {
 		return st, err
 	}
 	pst, err := parse.Parse(sql)
