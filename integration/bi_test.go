@@ -55,6 +55,20 @@ func TestBIResultMetadata(t *testing.T) {
 	if _, err := c.fetch(c.ctx, info); err != nil {
 		t.Fatal(err)
 	}
+	// GetTables(include_schema), what JDBC's getColumns reads: the same
+	// type names, precision and scale, nullability, and REMARKS.
+	db, tbl := "default", "orders"
+	_, schemas := c.getTables(t, &flightsql.GetTablesOpts{DbSchemaFilterPattern: &db, TableNameFilterPattern: &tbl, IncludeSchema: true})
+	ts := schemas["default.orders"]
+	if ts == nil {
+		t.Fatal("no schema for default.orders")
+	}
+	get := func(i int, k string) string { v, _ := ts.Field(i).Metadata.GetValue(k); return v }
+	if ts.Field(0).Nullable || get(0, flightsql.TypeNameKey) != "BIGINT" || get(0, flightsql.RemarksKey) != "(primary key)" ||
+		get(2, flightsql.TypeNameKey) != "CHAR(1)" || get(2, flightsql.PrecisionKey) != "1" ||
+		get(3, flightsql.PrecisionKey) != "15" || get(3, flightsql.ScaleKey) != "2" {
+		t.Errorf("GetTables schema of orders: %s", ts)
+	}
 }
 
 // A small result is one endpoint (clients that read only endpoints[0] —
