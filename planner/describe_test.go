@@ -29,6 +29,12 @@ func TestDescribeStatements(t *testing.T) {
 		!strings.Contains(got[0], "PRIMARY KEY (`id`) NOT ENFORCED") {
 		t.Fatalf("SHOW CREATE TABLE: %q", got)
 	}
+	if got := runQuery(t, e, "SHOW TABLES LIKE 'ord%'"); !slices.Equal(got, []string{"orders|TABLE"}) {
+		t.Fatalf("SHOW TABLES LIKE: %v", got)
+	}
+	if got := runQuery(t, e, `SHOW TABLES FROM sales LIKE '_tem\_'`); len(got) != 0 {
+		t.Fatalf("SHOW TABLES LIKE with an escaped _: %v", got)
+	}
 	if got := runQuery(t, e, "SHOW SCHEMAS"); !slices.Equal(got, []string{"default", "sales"}) {
 		t.Fatalf("SHOW SCHEMAS: %v", got)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -85,8 +86,9 @@ type Statement struct {
 	schema *arrow.Schema
 	sq     *sqlQuery // kindSQL, and kindExplain of a query
 
-	// SHOW TABLES
-	db string
+	// SHOW TABLES [LIKE 'pattern']
+	db   string
+	like *regexp.Regexp
 	// kindRows: string or nil (NULL) cells
 	rows [][]any
 	// SET / USE: the session options to set
@@ -190,8 +192,12 @@ func (e *Engine) prepareShow(ctx context.Context, x *sqlparser.Show, sess Sessio
 		if x.ShowTablesOpt != nil && x.ShowTablesOpt.DbName != "" {
 			db = x.ShowTablesOpt.DbName
 		}
+		var like *regexp.Regexp
 		if x.ShowTablesOpt != nil && x.ShowTablesOpt.Filter != nil {
-			return nil, unsupportedf("SHOW TABLES with LIKE/WHERE")
+			if x.ShowTablesOpt.Filter.Filter != nil {
+				return nil, unsupportedf("SHOW TABLES WHERE (use SHOW TABLES LIKE 'pattern' or information_schema.tables)")
+			}
+			like = likeRegexp(x.ShowTablesOpt.Filter.Like)
 		}
 		if _, err := e.cat.ListTables(ctx, db); err != nil {
 			if errors.Is(err, catalog.ErrNotFound) {
@@ -200,7 +206,7 @@ func (e *Engine) prepareShow(ctx context.Context, x *sqlparser.Show, sess Sessio
 			}
 			return nil, err
 		}
-		return &Statement{e: e, kind: kindShowTables, db: db, schema: arrow.NewSchema([]arrow.Field{
+		return &Statement{e: e, kind: kindShowTables, db: db, like: like, schema: arrow.NewSchema([]arrow.Field{
 			{Name: "table_name", Type: arrow.BinaryTypes.String},
 			{Name: "table_type", Type: arrow.BinaryTypes.String}}, nil)}, nil
 	case "databases", "schemas":
@@ -410,9 +416,11 @@ func (s *Statement) Execute(ctx context.Context, mem memory.Allocator, params []
 		if err != nil {
 			return nil, err
 		}
-		names, kinds := make([]string, len(tabs)), make([]string, len(tabs))
-		for i, t := range tabs {
-			names[i], kinds[i] = t.Name, t.Kind
+		var names, kinds []string
+		for _, t := range tabs {
+			if s.like == nil || s.like.MatchString(t.Name) {
+				names, kinds = append(names, t.Name), append(kinds, t.Kind)
+			}
 		}
 		return stringsReader(mem, s.schema, [][]string{names, kinds})
 	}
@@ -525,4 +533,26 @@ func Run(ctx context.Context, e *Engine, sql string, sess Session, mem memory.Al
 		parts[i] = r
 	}
 	return newConcatReader(st.schema, parts), nil
+}
+
+// likeRegexp compiles a SQL LIKE pattern (% any run, _ one character, \
+// escapes) into an anchored regular expression.
+func likeRegexp(p string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("(?s)^")
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '\\' && i+1 < len(p):
+			i++
+			b.WriteString(regexp.QuoteMeta(p[i : i+1]))
+		case c == '%':
+			b.WriteString(".*")
+		case c == '_':
+			b.WriteString(".")
+		default:
+			b.WriteString(regexp.QuoteMeta(p[i : i+1]))
+		}
+	}
+	b.WriteString("$")
+	return regexp.MustCompile(b.String())
 }
