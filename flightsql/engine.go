@@ -20,6 +20,7 @@ type Session struct {
 	// the same statement (carried in a ticket): the engine opens those
 	// splits instead of planning the scans again.
 	Splits []byte
+	User     string // the authenticated user ("" without authentication)
 }
 
 // Engine plans SQL text. It is the contract between the Flight SQL server
@@ -109,4 +110,13 @@ type ParamTypedStatement interface {
 // server gives a result about one endpoint per Config.EndpointBytes.
 type SizedStatement interface {
 	EstimatedBytes() (n int64, known bool)
+}
+
+// SettingStatement is optionally implemented by statements that set session
+// options (SQL SET name = value, USE db). The server validates the
+// settings as it does Flight SetSessionOptions and stores them in the
+// caller's session when the statement is planned; the statement's result
+// lists them.
+type SettingStatement interface {
+	Settings() map[string]string
 }

@@ -42,7 +42,7 @@ func (e execSpec) session() Session {
 	for k, v := range e.Opts {
 		opts[k] = v
 	}
-	return Session{Database: e.DB, Options: opts}
+	return Session{Database: e.DB, Options: opts, User: e.Sub}
 }
 
 // ticketClaims identify one endpoint of a query: partition Part, or, when
@@ -176,6 +176,11 @@ func (s *Server) prepare(ctx context.Context, sql string, sess Session, kind str
 	if stmt == nil {
 		return nil, status.Errorf(codes.Internal, "engine returned no statement for %q", sql)
 	}
+	if ss, ok := stmt.(SettingStatement); ok && len(ss.Settings()) > 0 {
+		if err := s.applySettings(ctx, ss.Settings()); err != nil {
+			return nil, status.Error(codes.InvalidArgument, err.Error())
+		}
+	}
 	if ps, ok := stmt.(PruningStatsStatement); ok {
 		for k, v := range ps.PruningStats() {
 			s.metrics.pruning.WithLabelValues(k).Add(float64(v))
@@ -287,6 +292,15 @@ func (q *sqlServer) GetSchemaStatement(ctx context.Context, cmd flightsql.Statem
 func (q *sqlServer) DoPutCommandStatementUpdate(ctx context.Context, cmd flightsql.StatementUpdate) (int64, error) {
 	s := q.s
 	noteCommand(ctx, "CommandStatementUpdate", cmd.GetQuery())
+	if isSettingStatement(cmd.GetQuery()) {
+		// SET/USE change the session, not data: read-only users may run them.
+		sess, err := s.sessionFor(ctx)
+		if err != nil {
+			return 0, status.Error(codes.InvalidArgument, err.Error())
+		}
+		_, err = s.prepare(ctx, cmd.GetQuery(), sess, "update")
+		return 0, err
+	}
 	if err := s.checkWrite(ctx, cmd.GetQuery()); err != nil {
 		return 0, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	pfsql "github.com/paimon-flightsql/paimon-flightsql/flightsql"
 
+	pfsql "github.com/paimon-flightsql/paimon-flightsql/flightsql"
 	"github.com/paimon-flightsql/paimon-flightsql/planner"
 )
 
@@ -162,12 +163,13 @@ func TestADBC(t *testing.T) {
 			t.Fatalf("catalogs %v", catalogs)
 		}
 		for name, want := range map[string]int{"default.orders": 9, "default.lineitem": 16, "default.nested": 8,
-			"sys.tables": 14, "sys.partitions": 8, "sys.all_table_options": 4} {
+			"sys.tables": 14, "sys.partitions": 8, "sys.all_table_options": 4,
+			"information_schema.columns": 17, "information_schema.tables": 13, "information_schema.schemata": 7, "information_schema.views": 7} {
 			if len(columns[name]) != want {
 				t.Errorf("%s: columns %v, want %d", name, columns[name], want)
 			}
 		}
-		if len(columns) != 6 {
+		if len(columns) != 10 {
 			t.Errorf("tables %v", columns)
 		}
 		if got := strings.Join(columns["default.orders"], ","); got != "o_orderkey,o_custkey,o_orderstatus,o_totalprice,o_orderdate,o_orderpriority,o_clerk,o_comment,dt" {
@@ -216,7 +218,11 @@ func TestADBC(t *testing.T) {
 		if d := adbcQuery(t, cnxn, sql).sorted().diff(want); d != "" {
 			t.Fatal(d)
 		}
-		st, err := cnxn.NewStatement()
+		// A small result is one endpoint by default: read the partitions
+		// of a server that gives one endpoint per partition.
+		psrv := startServer(t, demoWarehouse, func(c *pfsql.Config) { c.EndpointBytes = -1 })
+		pcnxn := openADBC(t, psrv, mem, nil)
+		st, err := pcnxn.NewStatement()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -434,7 +440,7 @@ func TestADBCFixtures(t *testing.T) {
 			t.Errorf("%s columns %q, want %q", name, got, want)
 		}
 	}
-	if len(columns) != 10+3 {
+	if len(columns) != 10+3+4 { // data tables, sys, information_schema
 		t.Errorf("%d tables: %v", len(columns), columns)
 	}
 	// The session schema resolves pk_09.

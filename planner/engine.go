@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -29,7 +30,8 @@ type Options struct {
 	// Concurrency caps NumPartitions (default 16).
 	Concurrency int
 	// CatalogName is accepted as the first part of 3-part table names
-	// (catalog.db.table); "" accepts any.
+	// (catalog.db.table); "" accepts any. current_catalog returns it
+	// ("paimon" when empty).
 	CatalogName string
 	// MaxStatementBytes bounds the SQL text of a statement (0 = 4 MiB,
 	// < 0 = unlimited); longer statements fail with an error wrapping
@@ -43,6 +45,8 @@ type Options struct {
 	// Memory is the server-wide budget every query's budget draws from
 	// (nil = none: each query is bounded by its own budget only).
 	Memory *exec.Budget
+	// Version is what version() reports after "paimon-flightsql ".
+	Version string
 }
 
 // maxPartitions caps the partitions of one statement.
@@ -76,6 +80,8 @@ type Session struct {
 	// planned elsewhere (a ticket's): its scans are opened on those splits
 	// instead of planned (a scan not among them is planned).
 	Splits []byte
+	// User is the authenticated user, for current_user ("" = anonymous).
+	User string
 }
 
 type stmtKind int
@@ -87,6 +93,7 @@ const (
 	kindShowDatabases
 	kindDelete
 	kindCompact
+	kindRows // precomputed string rows (DESCRIBE, SHOW CREATE TABLE)
 )
 
 // Statement is a planned SQL statement. It may be executed many times and
@@ -97,8 +104,13 @@ type Statement struct {
 	schema *arrow.Schema
 	sq     *sqlQuery // kindSQL, and kindExplain of a query
 
-	// SHOW TABLES
-	db string
+	// SHOW TABLES [LIKE 'pattern']
+	db   string
+	like *regexp.Regexp
+	// kindRows: string or nil (NULL) cells
+	rows [][]any
+	// SET / USE: the session options to set
+	settings map[string]string
 	// EXPLAIN
 	explain []string
 	analyze bool // EXPLAIN ANALYZE: execute, then explain with read counters
@@ -118,6 +130,12 @@ type Statement struct {
 // (bad SQL), catalog.ErrUnsupported (valid SQL this engine does not run) or
 // catalog.ErrNotFound (unknown names), and name the culprit.
 func (e *Engine) Prepare(ctx context.Context, sql string, sess Session) (*Statement, error) {
+	if st, ok, err := e.prepareDescribe(ctx, sql, sess); ok {
+		return st, err
+	}
+	if st, ok, err := e.prepareSet(sql); ok {
+		return st, err
+	}
 	pst, err := parse.ParseContext(ctx, sql, parse.Limits{MaxBytes: e.opts.MaxStatementBytes, MaxPrefixRun: e.opts.MaxExpressionDepth})
 	if err != nil {
 		return nil, err
@@ -178,7 +196,7 @@ func firstWord(s string) string {
 }
 
 func (e *Engine) lsession(sess Session) logical.Session {
-	return logical.Session{Catalog: e.cat, CatalogName: e.opts.CatalogName, Database: sess.Database, Options: sess.Options}
+	return logical.Session{Catalog: e.cat, CatalogName: e.opts.CatalogName, Database: sess.Database, Options: sess.Options, User: sess.User, Version: e.opts.Version}
 }
 
 func (e *Engine) resolveTable(ctx context.Context, tn sqlparser.TableName, sess Session) (catalog.Table, string, error) {
@@ -195,8 +213,12 @@ func (e *Engine) prepareShow(ctx context.Context, x *sqlparser.Show, sess Sessio
 		if x.ShowTablesOpt != nil && x.ShowTablesOpt.DbName != "" {
 			db = x.ShowTablesOpt.DbName
 		}
+		var like *regexp.Regexp
 		if x.ShowTablesOpt != nil && x.ShowTablesOpt.Filter != nil {
-			return nil, unsupportedf("SHOW TABLES with LIKE/WHERE")
+			if x.ShowTablesOpt.Filter.Filter != nil {
+				return nil, unsupportedf("SHOW TABLES WHERE (use SHOW TABLES LIKE 'pattern' or information_schema.tables)")
+			}
+			like = likeRegexp(x.ShowTablesOpt.Filter.Like)
 		}
 		if _, err := e.cat.ListTables(ctx, db); err != nil {
 			if errors.Is(err, catalog.ErrNotFound) {
@@ -205,7 +227,7 @@ func (e *Engine) prepareShow(ctx context.Context, x *sqlparser.Show, sess Sessio
 			}
 			return nil, err
 		}
-		return &Statement{e: e, kind: kindShowTables, db: db, schema: arrow.NewSchema([]arrow.Field{
+		return &Statement{e: e, kind: kindShowTables, db: db, like: like, schema: arrow.NewSchema([]arrow.Field{
 			{Name: "table_name", Type: arrow.BinaryTypes.String},
 			{Name: "table_type", Type: arrow.BinaryTypes.String}}, nil)}, nil
 	case "databases", "schemas":
@@ -353,6 +375,9 @@ func (s *Statement) RowCount() (int64, bool) {
 	if s.kind == kindExplain && !s.analyze {
 		return int64(len(s.explain)), true
 	}
+	if s.kind == kindRows {
+		return int64(len(s.rows)), true
+	}
 	if s.kind == kindSQL && s.sq.op != nil {
 		return rowCount(s.sq.op)
 	}
@@ -405,6 +430,8 @@ func (s *Statement) ExecuteWithPool(ctx context.Context, mem memory.Allocator, p
 			return stringsReader(mem, s.schema, [][]string{lines})
 		}
 		return stringsReader(mem, s.schema, [][]string{s.explain})
+	case kindRows:
+		return rowsReader(mem, s.schema, s.rows)
 	case kindShowDatabases:
 		dbs, err := s.e.cat.ListDatabases(ctx)
 		if err != nil {
@@ -416,9 +443,11 @@ func (s *Statement) ExecuteWithPool(ctx context.Context, mem memory.Allocator, p
 		if err != nil {
 			return nil, err
 		}
-		names, kinds := make([]string, len(tabs)), make([]string, len(tabs))
-		for i, t := range tabs {
-			names[i], kinds[i] = t.Name, t.Kind
+		var names, kinds []string
+		for _, t := range tabs {
+			if s.like == nil || s.like.MatchString(t.Name) {
+				names, kinds = append(names, t.Name), append(kinds, t.Kind)
+			}
 		}
 		return stringsReader(mem, s.schema, [][]string{names, kinds})
 	}
@@ -531,4 +560,26 @@ func Run(ctx context.Context, e *Engine, sql string, sess Session, mem memory.Al
 		parts[i] = r
 	}
 	return newConcatReader(st.schema, parts), nil
+}
+
+// likeRegexp compiles a SQL LIKE pattern (% any run, _ one character, \
+// escapes) into an anchored regular expression.
+func likeRegexp(p string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("(?s)^")
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '\\' && i+1 < len(p):
+			i++
+			b.WriteString(regexp.QuoteMeta(p[i : i+1]))
+		case c == '%':
+			b.WriteString(".*")
+		case c == '_':
+			b.WriteString(".")
+		default:
+			b.WriteString(regexp.QuoteMeta(p[i : i+1]))
+		}
+	}
+	b.WriteString("$")
+	return regexp.MustCompile(b.String())
 }

@@ -90,7 +90,7 @@ func (e *Engine) prepareSQL(ctx context.Context, st *parse.Statement, sess Sessi
 		}
 		opts[k] = v
 	}
-	ls := logical.Session{Catalog: e.cat, CatalogName: e.opts.CatalogName, Database: sess.Database, Options: opts}
+	ls := logical.Session{Catalog: e.cat, CatalogName: e.opts.CatalogName, Database: sess.Database, Options: opts, User: sess.User, Version: e.opts.Version}
 	q := &sqlQuery{e: e, stmt: st, sess: ls, budget: budget}
 	planned, err := decodePlanned(sess.Splits)
 	if err != nil {
