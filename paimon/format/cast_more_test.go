@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-flightsql/paimon-flightsql/internal/testutil"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
@@ -232,4 +233,31 @@ func TestJavaCastDictionarySource(t *testing.T) {
 	if !b.Value(0) || b.Value(1) || !b.Value(2) || !b.IsNull(3) {
 		t.Fatalf("got %v", b)
 	}
+}
+
+// FuzzJavaStringCasts: the Java string parsers (BOOLEAN, integers, floats,
+// DECIMAL, DATE, TIME, TIMESTAMP) return a value or an error on any input,
+// never panic.
+func FuzzJavaStringCasts(f *testing.F) {
+	for _, s := range []string{"2023-01-02 03:04:05.123", "10:20:30.1239-05:30", "-12.5e3", "1969-12-31T23:59", "yes", "0x1p3", "+", "12:", "1-2-3-4", ":.", "24:00:00"} {
+		f.Add(s)
+	}
+	targets := []types.DataType{types.NewBoolean(), types.NewTinyInt(), types.NewInt(), types.NewBigInt(), types.NewFloat(),
+		types.NewDouble(), types.NewDecimal(10, 3), types.NewDate(), {Root: types.Time, Nullable: true, Precision: 3},
+		types.NewTimestamp(0), types.NewTimestamp(6), types.NewTimestamp(9), types.NewTimestampLTZ(3), types.NewBytes(), types.NewVarChar(3)}
+	f.Fuzz(func(t *testing.T, s string) {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		defer mem.AssertSize(t, 0)
+		b := array.NewStringBuilder(mem)
+		b.Append(s)
+		in := b.NewArray()
+		b.Release()
+		defer in.Release()
+		for _, to := range targets {
+			out, err := javaCast(mem, in, types.NewString(), to)
+			if err == nil {
+				out.Release()
+			}
+		}
+	})
 }

@@ -393,7 +393,7 @@ func javaParseTimestamp(s string, precision int, ltz bool) (javaTS, error) {
 	}
 	bad := fmt.Errorf("Text '%s' could not be parsed", s)
 	p := &tsParser{s: s}
-	year, ok := p.digits(4, 10)
+	year, ok := p.digits(4, 9) // YEAR_OF_ERA is at most 999999999
 	if !ok || !p.lit('-') {
 		return javaTS{}, bad
 	}
@@ -459,6 +459,9 @@ func javaParseTimestamp(s string, precision int, ltz bool) (javaTS, error) {
 		nano = nano / q * q
 	}
 	days := daysFromCivil(year, month, day) + extraDay
+	if days > math.MaxInt64/millisPerDay-1 || days < math.MinInt64/millisPerDay+1 {
+		return javaTS{}, fmt.Errorf("Text '%s': year %d out of the timestamp range", s, year)
+	}
 	nod := int64(hour)*3600e9 + int64(minute)*60e9 + int64(sec)*1e9 + int64(nano)
 	return javaTS{millis: days*millisPerDay + nod/1000000, nanos: int32(nod % 1000000)}, nil
 }
