@@ -52,7 +52,7 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 		return status.Error(codes.Canceled, err.Error())
 	}
 	defer done()
-	ctx, release, err := s.admit(ctx)
+	ctx, release, err := s.admitQuery(ctx, qid)
 	if err != nil {
 		return err
 	}

@@ -274,7 +274,7 @@ func evalLeaf(l *Leaf, col arrow.Array, n int) ([]uint8, error) {
 	if len(l.Literals) == 0 || (l.Op != In && l.Op != NotIn && len(l.Literals) != 1) {
 		return nil, fmt.Errorf("predicate %s: wrong number of literals", l)
 	}
-	if fastLeaf(l, col, out) {
+	if fastLeaf(l, col, out) || inSetLeaf(l, col, out) {
 		return out, nil
 	}
 	cmps := make([]rowCmp, len(l.Literals))

@@ -24,7 +24,7 @@ func (s *Scan) loadDeletionVector(ctx context.Context, d DeletionFile, dataFile 
 	}
 	h, err := fio.Open(ctx, d.Path)
 	if err != nil {
-		return nil, fmt.Errorf("deletion vector index file %s (for %s): %w", d.Path, dataFile, err)
+		return nil, damaged(fmt.Errorf("deletion vector index file %s (for %s): %w", d.Path, dataFile, err))
 	}
 	defer h.Close()
 	v, err := deletion.ReadVector(d.Path, h, h.Size(), deletion.Range{DataFile: dataFile, Offset: d.Offset, Length: d.Length, Cardinality: d.Cardinality})

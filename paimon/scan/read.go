@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 	"sync"
@@ -293,12 +294,12 @@ func (r *reader) openFile(sp *Split, f *paimon.DataFileMeta) (format.DataFile, f
 	}
 	h, err := fio.Open(r.ctx, p)
 	if err != nil {
-		return nil, nil, fmt.Errorf("data file %s: %w", p, err)
+		return nil, nil, damaged(fmt.Errorf("data file %s: %w", p, err))
 	}
 	df, err := format.Open(h, h.Size(), p, fileFields)
 	if err != nil {
 		h.Close()
-		return nil, nil, err
+		return nil, nil, damaged(err)
 	}
 	r.stats.FilesRead.Add(1)
 	return df, func() { h.Close() }, nil
@@ -388,7 +389,7 @@ func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
 	}
 	rr, err := df.Read(r.ctx, opts)
 	if err != nil {
-		return err
+		return damaged(err)
 	}
 	defer rr.Release()
 	for rr.Next() {
@@ -409,7 +410,7 @@ func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
 			return err
 		}
 	}
-	return rr.Err()
+	return damaged(rr.Err())
 }
 
 // countingDeleter counts the rows a deletion vector drops. It is a
@@ -540,7 +541,7 @@ func (rs *runSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			if err != nil {
 				rs.close()
 				rs.close = nil
-				return nil, err
+				return nil, damaged(err)
 			}
 		}
 		if rs.cur.Next() {
@@ -548,7 +549,7 @@ func (rs *runSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			b.Retain()
 			return b, nil
 		}
-		err := rs.cur.Err()
+		err := damaged(rs.cur.Err())
 		rs.cur.Release()
 		rs.cur = nil
 		rs.close()
@@ -702,4 +703,18 @@ func compareTuple(a, b []any) int {
 		}
 	}
 	return len(a) - len(b)
+}
+
+// damaged classifies an error met reading a data or deletion-vector file
+// as data loss (paimon.ErrCorrupt; DataLoss over Flight): a missing,
+// truncated or undecodable file named by the snapshot. Cancellations and
+// errors that already carry a class pass unchanged.
+func damaged(err error) error {
+	switch {
+	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, errLimitReached), errors.Is(err, paimon.ErrCorrupt),
+		errors.Is(err, paimon.ErrUnsupported), errors.Is(err, paimon.ErrNotFound) && !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	return paimon.Errorf(paimon.ErrCorrupt, "%w", err)
 }
