@@ -4,6 +4,8 @@ import (
 	"context"
 	"path"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -99,10 +101,21 @@ func (t *DataTable) NewScan(ctx context.Context, req ScanRequest) (Scan, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &dataScan{scan: s, plan: plan, filter: req.Filter}, nil
+	d := &dataScan{scan: s, plan: plan, filter: req.Filter, table: tbl}
+	if id := plan.Stats.SnapshotID; id > 0 {
+		// Keep snapshot expiry of this process off the planned snapshot
+		// while its endpoints may still be fetched.
+		tbl.PinSnapshot(id, planPinTTL)
+	}
+	return d, nil
 }
 
+// planPinTTL is how long a planned scan keeps its snapshot from expiring
+// before it is read (reading pins it until the reader is released).
+const planPinTTL = 10 * time.Minute
+
 type dataScan struct {
+	table  *paimon.Table
 	scan   *scan.Scan
 	plan   *scan.Plan
 	filter predicate.Predicate
@@ -150,7 +163,33 @@ func (d *dataScan) Read(ctx context.Context, mem memory.Allocator, splits []int)
 			sel = append(sel, d.plan.Splits[i])
 		}
 	}
-	return d.scan.ReadWithStats(ctx, mem, sel, &d.read)
+	rr, err := d.scan.ReadWithStats(ctx, mem, sel, &d.read)
+	if err != nil || d.plan.Stats.SnapshotID <= 0 {
+		return rr, err
+	}
+	r := &pinnedReader{RecordReader: rr, unpin: d.table.PinSnapshot(d.plan.Stats.SnapshotID, 0)}
+	r.refs.Store(1)
+	return r, nil
+}
+
+// pinnedReader keeps its snapshot pinned (paimon.Table.PinSnapshot) until
+// its last reference is released.
+type pinnedReader struct {
+	array.RecordReader
+	refs  atomic.Int64
+	unpin func()
+}
+
+func (r *pinnedReader) Retain() {
+	r.refs.Add(1)
+	r.RecordReader.Retain()
+}
+
+func (r *pinnedReader) Release() {
+	if r.refs.Add(-1) == 0 {
+		defer r.unpin()
+	}
+	r.RecordReader.Release()
 }
 
 // writeTable opens the table for writing (paimon/write), on its branch.
