@@ -222,7 +222,31 @@ func (t *DataTable) Compact(ctx context.Context, full bool) error {
 	return err
 }
 
+// ExpireSnapshots implements SnapshotExpirer (CALL sys.expire_snapshots).
+func (t *DataTable) ExpireSnapshots(ctx context.Context, req ExpireRequest) (int, error) {
+	wt, err := t.writeTable(ctx, "sys.expire_snapshots")
+	if err != nil {
+		return 0, err
+	}
+	return wt.ExpireSnapshots(ctx, write.ExpireOptions{
+		NoTableDefaults: true, RetainMax: req.RetainMax, RetainMin: req.RetainMin,
+		OlderThan: req.OlderThan, Limit: req.MaxDeletes,
+	})
+}
+
+// RemoveOrphanFiles implements OrphanRemover (CALL sys.remove_orphan_files).
+func (t *DataTable) RemoveOrphanFiles(ctx context.Context, olderThan time.Time, dryRun bool) (int, int64, error) {
+	wt, err := t.writeTable(ctx, "sys.remove_orphan_files")
+	if err != nil {
+		return 0, 0, err
+	}
+	res, err := wt.RemoveOrphanFiles(ctx, write.OrphanOptions{OlderThan: olderThan, DryRun: dryRun})
+	return res.Files, res.Bytes, err
+}
+
 var (
-	_ Deleter   = (*DataTable)(nil)
-	_ Compactor = (*DataTable)(nil)
+	_ Deleter         = (*DataTable)(nil)
+	_ Compactor       = (*DataTable)(nil)
+	_ SnapshotExpirer = (*DataTable)(nil)
+	_ OrphanRemover   = (*DataTable)(nil)
 )
