@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
@@ -78,63 +76,10 @@ type Table interface {
 	PrimaryKeys() []string
 	// Comment is the table comment ("" when none).
 	Comment() string
-	// NewScan plans a scan. Planning reads metadata only.
+	// NewScan plans a scan: it reads metadata only and returns the splits
+	// to read. With req.Splits set it does not plan but opens those splits
+	// (planned earlier for the same request, possibly on another node).
 	NewScan(ctx context.Context, req ScanRequest) (Scan, error)
-}
-
-// ScanRequest is what the planner pushes down into a scan.
-type ScanRequest struct {
-	// Columns to return, by name, in this order; nil means all columns.
-	Columns []string
-	// Filter, when non-nil, lets the scan prune and filter. Rows it returns
-	// always satisfy it when FilterExact is reported by the scan; otherwise
-	// the caller must re-apply it.
-	Filter predicate.Predicate
-	// Limit is a hint: the caller needs at most this many rows (after Filter);
-	// < 0 means no limit.
-	Limit int64
-	// Options are time-travel and read options, Paimon-named:
-	// scan.snapshot-id, scan.tag-name, scan.timestamp-millis, branch,
-	// plus anything a /*+ OPTIONS(...) */ hint carried.
-	Options map[string]string
-}
-
-// Scan is a planned read, divisible into splits that can be read independently
-// (e.g. by different Flight endpoints).
-type Scan interface {
-	// Schema of the batches Read returns (the requested columns).
-	Schema() *arrow.Schema
-	// Stats describes the planning work for EXPLAIN and metrics.
-	Stats() ScanStats
-	// RowCount returns the number of rows the scan will return and whether
-	// that number is exact (known from metadata alone, before reading).
-	RowCount() (n int64, exact bool)
-	// FilterExact reports whether every row Read returns satisfies the
-	// request's Filter (so the caller need not re-check it).
-	FilterExact() bool
-	// NumSplits is the number of independently readable splits.
-	NumSplits() int
-	// Read streams the rows of the given splits (nil = all) as Arrow batches.
-	// The caller owns the reader and must Release it; a batch is valid until
-	// the next call to Next (Retain it to keep it longer). Read must stop
-	// promptly when ctx is cancelled, and Err reports why it stopped.
-	Read(ctx context.Context, mem memory.Allocator, splits []int) (array.RecordReader, error)
-}
-
-// ScanStats are pruning and planning counters, per scan.
-type ScanStats struct {
-	SnapshotID           int64 // -1 when the table has no snapshot or is not versioned
-	ManifestsTotal       int
-	ManifestsPruned      int
-	FilesTotal           int
-	FilesPrunedPartition int
-	FilesPrunedBucket    int
-	FilesPrunedStats     int
-	RowGroupsTotal       int // known after reading; 0 when not tracked
-	RowGroupsSkipped     int
-	DeletionVectors      int    // data files read with a deletion vector
-	MergedBuckets        int    // splits needing a merge-on-read
-	Residual             string // filter applied to rows, "" when none
 }
 
 // Deleter is implemented by tables that support DELETE FROM ... WHERE.

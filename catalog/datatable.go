@@ -2,14 +2,16 @@ package catalog
 
 import (
 	"context"
+	"fmt"
 	"path"
+	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
@@ -35,7 +37,35 @@ func newDataTable(ctx context.Context, c *FS, id Identifier, t *paimon.Table) (*
 	if err != nil {
 		return nil, err
 	}
-	return &DataTable{cat: c, id: id, table: t, schema: sc, arrow: scan.OutputSchema(sc.Fields)}, nil
+	// System columns (_ROW_ID, _SEQUENCE_NUMBER of row-tracking tables) follow
+	// the table's columns, marked MetaSystemColumn: SELECT * skips them.
+	return &DataTable{cat: c, id: id, table: t, schema: sc, arrow: scan.TableArrowSchema(sc)}, nil
+}
+
+// MetaSystemColumn is the Arrow field metadata key ("true") of a table
+// column that is readable by name but not part of SELECT * or of the
+// table's advertised columns (Paimon system columns such as _ROW_ID).
+const MetaSystemColumn = scan.MetaSystemColumn
+
+// IsSystemColumn reports whether f carries MetaSystemColumn.
+func IsSystemColumn(f arrow.Field) bool {
+	v, ok := f.Metadata.GetValue(MetaSystemColumn)
+	return ok && v == "true"
+}
+
+// VisibleSchema is sc without its system columns.
+func VisibleSchema(sc *arrow.Schema) *arrow.Schema {
+	fs := make([]arrow.Field, 0, sc.NumFields())
+	for _, f := range sc.Fields() {
+		if !IsSystemColumn(f) {
+			fs = append(fs, f)
+		}
+	}
+	if len(fs) == sc.NumFields() {
+		return sc
+	}
+	md := sc.Metadata()
+	return arrow.NewSchema(fs, &md)
 }
 
 // ReadOptimized returns the $ro view of the table.
@@ -80,7 +110,9 @@ func (t *DataTable) Comment() string {
 	return ""
 }
 
-// NewScan implements Table: it resolves the snapshot and plans the scan.
+// NewScan implements Table: it resolves the snapshot and plans the scan,
+// or, with req.Splits, opens those splits at their snapshot without
+// planning. The scan applies every filter exactly.
 func (t *DataTable) NewScan(ctx context.Context, req ScanRequest) (Scan, error) {
 	tbl := t.table
 	if b := strings.TrimSpace(req.Options["branch"]); b != "" && b != tbl.BranchName() {
@@ -89,9 +121,13 @@ func (t *DataTable) NewScan(ctx context.Context, req ScanRequest) (Scan, error) 
 			return nil, err
 		}
 	}
-	opts := scan.Options{Columns: req.Columns, Filter: req.Filter, ReadOptimized: t.ro, Limit: req.Limit}
+	filter := req.Filter()
+	opts := scan.Options{Columns: req.Columns, Filter: filter, ReadOptimized: t.ro, Limit: req.Limit}
 	if err := scan.OptionsFromMap(&opts, req.Options); err != nil {
 		return nil, invalidf("%v", err)
+	}
+	if req.Splits != nil {
+		return t.openScan(ctx, tbl, opts, req)
 	}
 	s, err := scan.New(ctx, tbl, opts)
 	if err != nil {
@@ -101,95 +137,202 @@ func (t *DataTable) NewScan(ctx context.Context, req ScanRequest) (Scan, error) 
 	if err != nil {
 		return nil, err
 	}
-	d := &dataScan{scan: s, plan: plan, filter: req.Filter, table: tbl}
-	if id := plan.Stats.SnapshotID; id > 0 {
-		// Keep snapshot expiry of this process off the planned snapshot
-		// while its endpoints may still be fetched.
-		tbl.PinSnapshot(id, planPinTTL)
+	d := &dataScan{scan: s, table: tbl, filter: filter, nfilters: len(req.Filters), stats: planStats(plan.Stats, plan.IndexSkipsByType)}
+	d.pin(planPinTTL)
+	d.native = plan.Splits
+	d.splits = make([]Split, len(plan.Splits))
+	for i, ps := range s.Export(plan.Splits) {
+		ps := ps
+		d.splits[i] = Split{Rows: ps.RowCount, Data: &ps}
+	}
+	d.rows, d.exact = plan.RowCount(filter)
+	return d, nil
+}
+
+// openScan opens splits planned before: the scan is pinned to the
+// snapshot of the splits of its own branch.
+func (t *DataTable) openScan(ctx context.Context, tbl *paimon.Table, opts scan.Options, req ScanRequest) (Scan, error) {
+	for _, sp := range req.Splits {
+		if sp.Data == nil {
+			return nil, invalidf("split of another kind of scan given to table %s", SQLName(t.id))
+		}
+	}
+	for _, sp := range req.Splits {
+		if sp.Data.Branch == tbl.BranchName() {
+			opts.SnapshotID, opts.TagName, opts.TimestampMillis = sp.Data.SnapshotID, "", 0
+			break
+		}
+	}
+	s, err := scan.New(ctx, tbl, opts)
+	if err != nil {
+		return nil, err
+	}
+	planned := make([]scan.PlannedSplit, len(req.Splits))
+	for i, sp := range req.Splits {
+		planned[i] = *sp.Data
+	}
+	native, err := s.Open(ctx, planned)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", SQLName(t.id), err)
+	}
+	d := &dataScan{scan: s, table: tbl, filter: req.Filter(), nfilters: len(req.Filters), native: native, splits: req.Splits}
+	d.stats = ScanStats{SnapshotID: s.SnapshotID(), Opened: true}
+	d.pin(planPinTTL)
+	p := scan.Plan{Splits: native}
+	d.rows, d.exact = p.RowCount(d.filter)
+	for _, sp := range native {
+		d.stats.FilesTotal += len(sp.Files)
+		d.stats.DeletionVectors += len(sp.Deletions)
+		if sp.Merge {
+			d.stats.MergedBuckets++
+		}
 	}
 	return d, nil
+}
+
+func planStats(st scan.Stats, byType map[string]int) ScanStats {
+	return ScanStats{
+		SnapshotID:             st.SnapshotID,
+		ManifestsTotal:         st.ManifestsTotal,
+		ManifestsPruned:        st.ManifestsPruned,
+		FilesTotal:             st.FilesTotal,
+		FilesPrunedPartition:   st.FilesPrunedPartition,
+		FilesPrunedBucket:      st.FilesPrunedBucket,
+		FilesPrunedStats:       st.FilesPrunedStats,
+		FilesPrunedIndex:       st.FilesPrunedIndex,
+		RowsPrunedIndex:        st.RowsPrunedIndex,
+		IndexSkips:             indexSkips(byType),
+		FilesPrunedGlobalIndex: st.FilesPrunedGlobalIndex,
+		DeletionVectors:        st.DeletionVectors,
+		MergedBuckets:          st.MergeSplits,
+	}
 }
 
 // planPinTTL is how long a planned scan keeps its snapshot from expiring
 // before it is read (reading pins it until the reader is released).
 const planPinTTL = 10 * time.Minute
 
+// pin keeps snapshot expiry of this process off the scan's snapshot
+// (paimon.Table.PinSnapshot): for ttl, or until the returned function is
+// called when ttl is 0.
+func (d *dataScan) pin(ttl time.Duration) func() {
+	if d.stats.SnapshotID <= 0 {
+		return func() {}
+	}
+	return d.table.PinSnapshot(d.stats.SnapshotID, ttl)
+}
+
 type dataScan struct {
-	table  *paimon.Table
-	scan   *scan.Scan
-	plan   *scan.Plan
-	filter predicate.Predicate
-	read   scan.ReadStats
+	table    *paimon.Table
+	scan     *scan.Scan
+	filter   predicate.Predicate
+	nfilters int
+	stats    ScanStats
+	native   []scan.Split // the splits, opened
+	splits   []Split      // the same, as values
+	rows     int64
+	exact    bool
+	once     sync.Once
+	index    map[*scan.PlannedSplit]int
 }
 
 func (d *dataScan) Schema() *arrow.Schema { return d.scan.Schema() }
 
 func (d *dataScan) Stats() ScanStats {
-	st := d.plan.Stats
-	out := ScanStats{
-		SnapshotID:           st.SnapshotID,
-		ManifestsTotal:       st.ManifestsTotal,
-		ManifestsPruned:      st.ManifestsPruned,
-		FilesTotal:           st.FilesTotal,
-		FilesPrunedPartition: st.FilesPrunedPartition,
-		FilesPrunedBucket:    st.FilesPrunedBucket,
-		FilesPrunedStats:     st.FilesPrunedStats,
-		RowGroupsTotal:       int(d.read.RowGroupsTotal.Load()),
-		RowGroupsSkipped:     int(d.read.RowGroupsSkipped.Load()),
-		DeletionVectors:      st.DeletionVectors,
-		MergedBuckets:        st.MergeSplits,
-	}
+	out := d.stats
 	if d.filter != nil {
 		out.Residual = d.filter.String()
 	}
 	return out
 }
 
-func (d *dataScan) RowCount() (int64, bool) { return d.plan.RowCount(d.filter) }
+func (d *dataScan) RowCount() (int64, bool) { return d.rows, d.exact }
 
-// FilterExact: the scan applies the whole filter to every row it returns.
-func (d *dataScan) FilterExact() bool { return true }
+// Pushdown: the scan applies every filter exactly to the rows it returns
+// (after pruning with it).
+func (d *dataScan) Pushdown() []FilterPushdown { return Answers(d.nfilters, PushdownExact) }
 
-func (d *dataScan) NumSplits() int { return len(d.plan.Splits) }
+func (d *dataScan) Splits() []Split { return d.splits }
 
-func (d *dataScan) Read(ctx context.Context, mem memory.Allocator, splits []int) (array.RecordReader, error) {
-	sel := d.plan.Splits
-	if splits != nil {
-		sel = make([]scan.Split, 0, len(splits))
-		for _, i := range splits {
-			if i < 0 || i >= len(d.plan.Splits) {
-				return nil, invalidf("split %d out of range [0, %d)", i, len(d.plan.Splits))
-			}
-			sel = append(sel, d.plan.Splits[i])
+// Read implements Scan. Splits of this scan are read as planned; other
+// values (carried from another node) are opened first.
+func (d *dataScan) Read(ctx context.Context, splits []Split, o ReadOptions) (Reader, error) {
+	sel := make([]scan.Split, 0, len(splits))
+	var foreign []scan.PlannedSplit
+	for _, sp := range splits {
+		if sp.Data == nil {
+			return nil, invalidf("split of another kind of scan given to a Paimon table scan")
+		}
+		if i := d.indexOf(sp.Data); i >= 0 {
+			sel = append(sel, d.native[i])
+		} else {
+			foreign = append(foreign, *sp.Data)
 		}
 	}
-	rr, err := d.scan.ReadWithStats(ctx, mem, sel, &d.read)
-	if err != nil || d.plan.Stats.SnapshotID <= 0 {
-		return rr, err
+	if len(foreign) > 0 {
+		opened, err := d.scan.Open(ctx, foreign)
+		if err != nil {
+			return nil, err
+		}
+		sel = append(sel, opened...)
 	}
-	r := &pinnedReader{RecordReader: rr, unpin: d.table.PinSnapshot(d.plan.Stats.SnapshotID, 0)}
+	r := &dataReader{}
+	rd, err := d.scan.ReadSplits(ctx, sel, scan.ReadOptions{Mem: o.Mem, Pool: o.Pool, Stats: &r.stats})
+	if err != nil {
+		return nil, err
+	}
+	r.RecordReader = rd
 	r.refs.Store(1)
+	r.unpin = d.pin(0)
 	return r, nil
 }
 
-// pinnedReader keeps its snapshot pinned (paimon.Table.PinSnapshot) until
-// its last reference is released.
-type pinnedReader struct {
+// indexOf finds the split of this scan sp was exported from (the same
+// pointer, as the planner passes them back); -1 for other values.
+func (d *dataScan) indexOf(sp *scan.PlannedSplit) int {
+	d.once.Do(func() {
+		d.index = make(map[*scan.PlannedSplit]int, len(d.splits))
+		for i := range d.splits {
+			d.index[d.splits[i].Data] = i
+		}
+	})
+	if i, ok := d.index[sp]; ok {
+		return i
+	}
+	return -1
+}
+
+// dataReader keeps its snapshot pinned until its last reference is
+// released.
+type dataReader struct {
 	array.RecordReader
+	stats scan.ReadStats
 	refs  atomic.Int64
 	unpin func()
 }
 
-func (r *pinnedReader) Retain() {
+func (r *dataReader) Retain() {
 	r.refs.Add(1)
 	r.RecordReader.Retain()
 }
 
-func (r *pinnedReader) Release() {
+func (r *dataReader) Release() {
 	if r.refs.Add(-1) == 0 {
 		defer r.unpin()
 	}
 	r.RecordReader.Release()
+}
+
+func (r *dataReader) Report() ReadReport {
+	return ReadReport{
+		FilesRead:        r.stats.FilesRead.Load(),
+		RowGroupsTotal:   r.stats.RowGroupsTotal.Load(),
+		RowGroupsSkipped: r.stats.RowGroupsSkipped.Load(),
+		RowsDeleted:      r.stats.RowsDeleted.Load(),
+
+		FilesSkippedIndex: r.stats.FilesSkippedIndex.Load(),
+		RowsSkippedIndex:  r.stats.RowsSkippedIndex.Load(),
+	}
 }
 
 // writeTable opens the table for writing (paimon/write), on its branch.
@@ -250,3 +393,17 @@ var (
 	_ SnapshotExpirer = (*DataTable)(nil)
 	_ OrphanRemover   = (*DataTable)(nil)
 )
+
+// indexSkips renders per-index-type skip counts as "bitmap 1, bsi 2".
+func indexSkips(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}

@@ -59,7 +59,7 @@ func TestRunningScanPinsItsSnapshot(t *testing.T) {
 	if n, err := dt.ExpireSnapshots(ctx, ExpireRequest{RetainMax: 1}); err != nil || n != 0 {
 		t.Fatalf("expired %d snapshots (%v) while snapshot 1 is planned", n, err)
 	}
-	rd, err := s.Read(ctx, mem, nil)
+	rd, err := s.Read(ctx, s.Splits(), ReadOptions{Mem: mem})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,8 +18,8 @@ type RecordsFunc func(ctx context.Context, mem memory.Allocator) ([]arrow.Record
 
 // MemTable is an in-memory Table. Its scans project columns, have one split
 // per record (or a single split for lazy tables), report an exact row count
-// when no filter is requested and never apply the filter themselves
-// (FilterExact is false): the planner re-applies it to rows.
+// when no filter is requested and never apply filters themselves (every
+// conjunct is answered PushdownUnsupported): the planner re-applies them.
 //
 // An eager MemTable retains the records it is given; call Release when the
 // table is no longer needed. Batches returned by readers stay valid after
@@ -200,9 +200,9 @@ type memScan struct {
 func (s *memScan) Schema() *arrow.Schema { return s.schema }
 
 func (s *memScan) Stats() ScanStats {
-	st := ScanStats{SnapshotID: -1, FilesTotal: len(s.records)}
-	if s.req.Filter != nil {
-		st.Residual = s.req.Filter.String()
+	st := ScanStats{SnapshotID: -1, FilesTotal: len(s.records), Opened: s.req.Splits != nil}
+	if f := s.req.Filter(); f != nil {
+		st.Residual = f.String()
 	}
 	return st
 }
@@ -211,49 +211,55 @@ func (s *memScan) RowCount() (int64, bool) {
 	if s.t.load != nil {
 		return 0, false
 	}
-	return s.t.rows, s.req.Filter == nil
+	return s.t.rows, len(s.req.Filters) == 0
 }
 
-func (s *memScan) FilterExact() bool { return false }
+// Pushdown: a MemTable never applies filters (the planner re-applies them).
+func (s *memScan) Pushdown() []FilterPushdown {
+	return Answers(len(s.req.Filters), PushdownUnsupported)
+}
 
-func (s *memScan) NumSplits() int {
+func (s *memScan) numSplits() int {
 	if s.t.load != nil {
 		return 1
 	}
 	return len(s.records)
 }
 
+// Splits implements Scan: one per record (one for lazy tables).
+func (s *memScan) Splits() []Split {
+	if s.req.Splits != nil {
+		return s.req.Splits
+	}
+	out := make([]Split, s.numSplits())
+	for i := range out {
+		out[i].Index = i
+		if s.t.load == nil {
+			out[i].Rows = s.records[i].NumRows()
+		}
+	}
+	return out
+}
+
 // Read implements Scan. The returned reader retains the batches it hands
 // out until the next call to Next or its Release.
-func (s *memScan) Read(ctx context.Context, mem memory.Allocator, splits []int) (array.RecordReader, error) {
+func (s *memScan) Read(ctx context.Context, splits []Split, o ReadOptions) (Reader, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	n := s.NumSplits()
-	if splits == nil {
-		splits = make([]int, n)
-		for i := range splits {
-			splits[i] = i
-		}
-	}
-	for _, sp := range splits {
-		if sp < 0 || sp >= n {
-			return nil, fmt.Errorf("memtable %s: split %d out of range [0,%d): %w", s.t.name(), sp, n, ErrInvalid)
-		}
+	if err := CheckIndexSplits("memtable "+s.t.name(), splits, s.numSplits()); err != nil {
+		return nil, err
 	}
 	r := &memReader{ctx: ctx, scan: s, limit: -1}
 	r.refs.Store(1)
-	if s.req.Filter == nil && s.req.Limit >= 0 {
+	if len(s.req.Filters) == 0 && s.req.Limit >= 0 {
 		r.limit = s.req.Limit
 	}
 	if s.t.load != nil {
 		if len(splits) == 0 {
 			return r, nil
 		}
-		if mem == nil {
-			mem = memory.DefaultAllocator
-		}
-		recs, err := s.t.load(ctx, mem)
+		recs, err := s.t.load(ctx, o.mem())
 		if err != nil {
 			return nil, fmt.Errorf("memtable %s: %w", s.t.name(), err)
 		}
@@ -273,8 +279,8 @@ func (s *memScan) Read(ctx context.Context, mem memory.Allocator, splits []int) 
 	}
 	r.src = make([]arrow.RecordBatch, len(splits))
 	for i, sp := range splits {
-		s.records[sp].Retain()
-		r.src[i] = s.records[sp]
+		s.records[sp.Index].Retain()
+		r.src[i] = s.records[sp.Index]
 	}
 	return r, nil
 }
@@ -360,3 +366,6 @@ func (r *memReader) RecordBatch() arrow.RecordBatch { return r.cur }
 func (r *memReader) Record() arrow.RecordBatch { return r.cur }
 
 func (r *memReader) Err() error { return r.err }
+
+// Report implements Reader: an in-memory read reads no files.
+func (r *memReader) Report() ReadReport { return ReadReport{} }

@@ -27,9 +27,26 @@ func memRecord(mem memory.Allocator, ids []int64, names []string) arrow.RecordBa
 	return b.NewRecordBatch()
 }
 
+// pick selects splits of s by index (nil = all).
+func pick(s Scan, idx []int) []Split {
+	all := s.Splits()
+	if idx == nil {
+		return all
+	}
+	out := make([]Split, len(idx))
+	for i, x := range idx {
+		if x >= 0 && x < len(all) {
+			out[i] = all[x]
+		} else {
+			out[i] = Split{Index: x}
+		}
+	}
+	return out
+}
+
 func readAll(t *testing.T, s Scan, mem memory.Allocator, splits []int) (rows int64, cols []string) {
 	t.Helper()
-	rdr, err := s.Read(context.Background(), mem, splits)
+	rdr, err := s.Read(context.Background(), pick(s, splits), ReadOptions{Mem: mem})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,8 +90,8 @@ func TestMemTableScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, exact := s.RowCount(); n != 5 || !exact || s.NumSplits() != 2 || s.FilterExact() {
-		t.Fatalf("RowCount=%d,%v splits=%d", n, exact, s.NumSplits())
+	if n, exact := s.RowCount(); n != 5 || !exact || len(s.Splits()) != 2 || len(s.Pushdown()) != 0 {
+		t.Fatalf("RowCount=%d,%v splits=%d", n, exact, len(s.Splits()))
 	}
 	if rows, cols := readAll(t, s, mem, nil); rows != 5 || strings.Join(cols, ",") != "name" {
 		t.Fatalf("rows=%d cols=%v", rows, cols)
@@ -96,7 +113,10 @@ func TestMemTableScan(t *testing.T) {
 		t.Fatalf("limit rows=%d", rows)
 	}
 	// with a filter: not exact, limit ignored (rows are unfiltered)
-	sf, _ := tab.NewScan(ctx, ScanRequest{Limit: 1, Filter: predicate.AlwaysFalse})
+	sf, _ := tab.NewScan(ctx, ScanRequest{Limit: 1, Filters: []predicate.Predicate{predicate.AlwaysFalse}})
+	if got := sf.Pushdown(); len(got) != 1 || got[0] != PushdownUnsupported {
+		t.Fatalf("pushdown %v", got)
+	}
 	if _, exact := sf.RowCount(); exact {
 		t.Fatal("filtered RowCount exact")
 	}
@@ -106,7 +126,7 @@ func TestMemTableScan(t *testing.T) {
 	if _, err := tab.NewScan(ctx, ScanRequest{Columns: []string{"nope"}}); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), `"nope"`) {
 		t.Fatalf("err=%v", err)
 	}
-	if _, err := s.Read(ctx, mem, []int{7}); !errors.Is(err, ErrInvalid) {
+	if _, err := s.Read(ctx, []Split{{Index: 7}}, ReadOptions{Mem: mem}); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("err=%v", err)
 	}
 }
@@ -115,7 +135,7 @@ func TestMemTableLifetime(t *testing.T) {
 	mem := testutil.CheckedAllocator(t)
 	tab := newMem(t, mem)
 	s, _ := tab.NewScan(context.Background(), ScanRequest{Limit: -1})
-	rdr, err := s.Read(context.Background(), mem, nil)
+	rdr, err := s.Read(context.Background(), s.Splits(), ReadOptions{Mem: mem})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,11 +156,11 @@ func TestMemTableLifetime(t *testing.T) {
 	tab = newMem(t, mem)
 	defer tab.Release()
 	s, _ = tab.NewScan(context.Background(), ScanRequest{Limit: -1})
-	rdr, _ = s.Read(context.Background(), mem, nil)
+	rdr, _ = s.Read(context.Background(), s.Splits(), ReadOptions{Mem: mem})
 	rdr.Next()
 	rdr.Release()
 	ctx, cancel := context.WithCancel(context.Background())
-	rdr, _ = s.Read(ctx, mem, nil)
+	rdr, _ = s.Read(ctx, s.Splits(), ReadOptions{Mem: mem})
 	cancel()
 	if rdr.Next() || !errors.Is(rdr.Err(), context.Canceled) {
 		t.Fatalf("cancelled reader: %v", rdr.Err())
@@ -160,13 +180,13 @@ func TestMemTableLazyAndErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, _ := tab.NewScan(context.Background(), ScanRequest{Columns: []string{"id"}, Limit: -1})
-	if _, exact := s.RowCount(); exact || s.NumSplits() != 1 {
-		t.Fatal("lazy RowCount/NumSplits")
+	if _, exact := s.RowCount(); exact || len(s.Splits()) != 1 {
+		t.Fatal("lazy RowCount/Splits")
 	}
 	if rows, _ := readAll(t, s, mem, nil); rows != 3 || calls != 1 {
 		t.Fatalf("rows=%d calls=%d", rows, calls)
 	}
-	rdr, _ := s.Read(context.Background(), mem, nil) // abandoned unread
+	rdr, _ := s.Read(context.Background(), s.Splits(), ReadOptions{Mem: mem}) // abandoned unread
 	rdr.Release()
 
 	bad := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int32}}, nil)

@@ -106,7 +106,23 @@ type Config struct {
 	// GOMAXPROCS suits a server whose clients fetch in parallel. Ordered
 	// results keep one endpoint per partition.
 	MaxEndpoints int
+	// EndpointBytes is the estimated result size per endpoint (default 64
+	// MiB): a query whose planned scans hold less than that gets one
+	// endpoint, so clients that read only endpoints[0] get the whole
+	// answer of a small query. Negative: one endpoint per partition
+	// regardless of size.
+	EndpointBytes int64
+
+	// MaxConcurrentQueries bounds the statements planned or streamed at
+	// once (a DoGet holds its slot until the stream ends); 0 =
+	// max(8, 4×GOMAXPROCS), < 0 = unlimited. Others queue for QueueTimeout
+	// (default 30s), then fail with ResourceExhausted.
+	MaxConcurrentQueries int
+	QueueTimeout         time.Duration
 }
+
+// DefaultEndpointBytes is the default Config.EndpointBytes.
+const DefaultEndpointBytes = 64 << 20
 
 // User is one account. PasswordHash is a bcrypt hash (see HashPassword).
 type User struct {
@@ -210,6 +226,15 @@ func (c *Config) setDefaults() {
 	}
 	if c.ServerVersion == "" {
 		c.ServerVersion = "dev"
+	}
+	if c.EndpointBytes == 0 {
+		c.EndpointBytes = DefaultEndpointBytes
+	}
+	if c.MaxConcurrentQueries == 0 {
+		c.MaxConcurrentQueries = defaultMaxConcurrentQueries()
+	}
+	if c.QueueTimeout <= 0 {
+		c.QueueTimeout = 30 * time.Second
 	}
 }
 

@@ -2,7 +2,10 @@ package flightsql
 
 import (
 	"fmt"
+	"math"
+	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -78,7 +81,7 @@ func resultSchema(sc *arrow.Schema) *arrow.Schema {
 		f = classicField(f)
 		if f.Metadata.FindKey(flightsql.TypeNameKey) < 0 {
 			var b flightsql.ColumnMetadataBuilder
-			addTypeMetadata(&b, f.Type)
+			addTypeMetadata(&b, f)
 			md := b.Metadata()
 			keys := append(append([]string{}, f.Metadata.Keys()...), md.Keys()...)
 			vals := append(append([]string{}, f.Metadata.Values()...), md.Values()...)
@@ -90,12 +93,52 @@ func resultSchema(sc *arrow.Schema) *arrow.Schema {
 	return arrow.NewSchema(fields, &md)
 }
 
-// addTypeMetadata sets the SQL type name, precision and scale of dt.
-func addTypeMetadata(b *flightsql.ColumnMetadataBuilder, dt arrow.DataType) {
-	b.TypeName(sqlTypeName(dt))
+// paimonTypeKey is the field metadata key under which scans record the
+// Paimon SQL type of a column ("CHAR(1)", "VARCHAR(44) NOT NULL").
+const paimonTypeKey = "paimon.type"
+
+// sizedType matches the Paimon types that carry a length.
+var sizedType = regexp.MustCompile(`^(CHAR|VARCHAR|BINARY|VARBINARY)\((\d+)\)$`)
+
+// addTypeMetadata sets the SQL type name, precision and scale of a column
+// (JDBC's getColumnTypeName, getPrecision and getScale): the Paimon type
+// when the column comes straight from a table (CHAR(1), VARCHAR(44)),
+// otherwise the name of its Arrow type. Precision is the number of digits
+// of numbers, the length of character and binary columns (2147483647 for
+// STRING/BYTES) and the fractional digits of timestamps.
+func addTypeMetadata(b *flightsql.ColumnMetadataBuilder, f arrow.Field) {
+	dt := f.Type
+	name := sqlTypeName(dt)
+	if pt, ok := f.Metadata.GetValue(paimonTypeKey); ok && pt != "" {
+		name = strings.TrimSuffix(pt, " NOT NULL")
+	}
+	b.TypeName(name)
 	switch t := dt.(type) {
 	case arrow.DecimalType:
 		b.Precision(t.GetPrecision()).Scale(t.GetScale())
+	case *arrow.Int8Type:
+		b.Precision(3).Scale(0)
+	case *arrow.Int16Type:
+		b.Precision(5).Scale(0)
+	case *arrow.Int32Type:
+		b.Precision(10).Scale(0)
+	case *arrow.Int64Type:
+		b.Precision(19).Scale(0)
+	case *arrow.Float32Type:
+		b.Precision(7)
+	case *arrow.Float64Type:
+		b.Precision(15)
+	case *arrow.Date32Type, *arrow.Date64Type:
+		b.Precision(10)
+	case *arrow.StringType, *arrow.LargeStringType, *arrow.StringViewType,
+		*arrow.BinaryType, *arrow.LargeBinaryType, *arrow.BinaryViewType:
+		n := int64(math.MaxInt32)
+		if m := sizedType.FindStringSubmatch(name); m != nil {
+			if v, err := strconv.ParseInt(m[2], 10, 32); err == nil {
+				n = v
+			}
+		}
+		b.Precision(int32(n))
 	case *arrow.TimestampType:
 		b.Precision(int32(precisionOfUnit(t.Unit)))
 	case *arrow.FixedSizeBinaryType:

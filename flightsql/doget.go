@@ -6,11 +6,14 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/paimon-flightsql/paimon-flightsql/internal/bufpool"
 )
 
 // doGetTicket streams one endpoint of a statement query.
@@ -21,6 +24,7 @@ func (s *Server) doGetTicket(stream flight.FlightService_DoGetServer, handle []b
 		return status.Error(codes.InvalidArgument, err.Error())
 	}
 	noteCommand(ctx, "DoGet TicketStatementQuery", c.SQL)
+	noteQueryID(ctx, c.QID)
 	if err := s.checkSpec(ctx, "ticket", c.execSpec); err != nil {
 		return err
 	}
@@ -36,6 +40,7 @@ func (s *Server) doGetPrepared(stream flight.FlightService_DoGetServer, handle [
 		return err
 	}
 	noteCommand(ctx, "DoGet CommandPreparedStatementQuery", h.SQL)
+	noteQueryID(ctx, h.ID)
 	return s.stream(stream, h.execSpec, h.ID, nil)
 }
 
@@ -47,6 +52,11 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 		return status.Error(codes.Canceled, err.Error())
 	}
 	defer done()
+	ctx, release, err := s.admit(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	if s.cfg.QueryTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, s.cfg.QueryTimeout, fmt.Errorf("query exceeded the server's per-query timeout of %s", s.cfg.QueryTimeout))
@@ -82,11 +92,13 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 		return status.Error(codes.InvalidArgument, err.Error())
 	}
 	// A ticket of one endpoint reuses the plan GetFlightInfo made on this
-	// node, if it is still cached; otherwise the statement is planned again.
+	// node, if it is still cached; otherwise the statement is prepared
+	// again, opening the splits the ticket carries (no scan planning), or,
+	// for tickets without splits, planning it again.
 	var stmt Statement
+	var pool *bufpool.Pool
 	mem := s.mem
 	if ep != nil {
-		var pool memory.Allocator
 		var release func()
 		if stmt, pool, release = s.plans.get(qid, spec); stmt != nil {
 			mem = pool
@@ -96,7 +108,15 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 		}
 	}
 	if stmt == nil {
-		if stmt, err = s.prepare(ctx, spec.SQL, spec.session(), "execute"); err != nil {
+		sess := spec.session()
+		kind := "execute"
+		if ep != nil && len(ep.SplitsZ) > 0 {
+			if sess.Splits, err = ticketSplits(ep.SplitsZ); err != nil {
+				return status.Error(codes.InvalidArgument, err.Error())
+			}
+			kind = "execute_splits"
+		}
+		if stmt, err = s.prepareBound(ctx, spec.SQL, sess, kind, spec.Params); err != nil {
 			return err
 		}
 	}
@@ -149,7 +169,7 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 
 	for _, params := range paramRows {
 		for _, part := range parts {
-			n, err := s.streamPart(ctx, wr, stmt, sc, params, part, mem)
+			n, err := s.streamPart(ctx, wr, stmt, sc, params, part, mem, pool)
 			rows += n
 			if err != nil {
 				return err
@@ -162,8 +182,14 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 	return nil
 }
 
-func (s *Server) streamPart(ctx context.Context, wr *recordWriter, stmt Statement, sc *arrow.Schema, params []any, part int, mem memory.Allocator) (int64, error) {
-	rdr, err := stmt.Execute(ctx, mem, params, part)
+func (s *Server) streamPart(ctx context.Context, wr *recordWriter, stmt Statement, sc *arrow.Schema, params []any, part int, mem memory.Allocator, pool *bufpool.Pool) (int64, error) {
+	var rdr array.RecordReader
+	var err error
+	if ps, ok := stmt.(PoolStatement); ok && pool != nil {
+		rdr, err = ps.ExecuteWithPool(ctx, mem, pool, params, part)
+	} else {
+		rdr, err = stmt.Execute(ctx, mem, params, part)
+	}
 	if err != nil {
 		return 0, s.toStatus(err, phaseExec)
 	}

@@ -6,6 +6,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-flightsql/paimon-flightsql/internal/bufpool"
 )
 
 // Session is what a statement runs under: the current database and the
@@ -14,6 +16,10 @@ import (
 type Session struct {
 	Database string
 	Options  map[string]string
+	// Splits, when set, is what SplitsStatement.PlannedSplits returned for
+	// the same statement (carried in a ticket): the engine opens those
+	// splits instead of planning the scans again.
+	Splits []byte
 }
 
 // Engine plans SQL text. It is the contract between the Flight SQL server
@@ -69,4 +75,38 @@ type PinnedStatement interface {
 // metric after GetFlightInfo.
 type PruningStatsStatement interface {
 	PruningStats() map[string]int64
+}
+
+// SplitsStatement is optionally implemented by statements whose planned
+// scan splits can travel in tickets, so that a DoGet on any node reads
+// them without planning again. PlannedSplits returns them encoded (JSON;
+// nil when there is nothing to carry; nil and fits false when the encoding
+// would pass max bytes); Prepare given a Session with Splits set to that
+// value opens them.
+type SplitsStatement interface {
+	PlannedSplits(max int) (splits []byte, fits bool, err error)
+}
+
+// PoolStatement is optionally implemented by statements that take the
+// query's buffer pool explicitly: the server passes its per-query pool
+// (shared by the query's endpoints) to ExecuteWithPool, which hands it to
+// the scans' read options. mem is the pool or its base allocator.
+type PoolStatement interface {
+	ExecuteWithPool(ctx context.Context, mem memory.Allocator, pool *bufpool.Pool, params []any, part int) (array.RecordReader, error)
+}
+
+// ParamTypedStatement is optionally implemented by statements whose
+// parameters may take their type from the values bound to them: a `?` its
+// context leaves untyped (SELECT ?, ?) is reported as utf8 at prepare time
+// but accepts any type; WithParamTypes returns the statement planned for the
+// bound column types (its Schema then follows them).
+type ParamTypedStatement interface {
+	WithParamTypes(ctx context.Context, bound []arrow.DataType) (Statement, error)
+}
+
+// SizedStatement is optionally implemented by statements that can estimate
+// the size of their result before execution (from the planned scans). The
+// server gives a result about one endpoint per Config.EndpointBytes.
+type SizedStatement interface {
+	EstimatedBytes() (n int64, known bool)
 }

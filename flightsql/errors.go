@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+	"github.com/paimon-flightsql/paimon-flightsql/internal/panics"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
 )
 
@@ -42,6 +43,10 @@ func (s *Server) toStatus(err error, ph phase) error {
 	}
 	if st, ok := status.FromError(err); ok {
 		return st.Err()
+	}
+	if errors.Is(err, panics.ErrPanic) {
+		s.logPanic(err)
+		return status.Error(codes.Internal, err.Error())
 	}
 	return status.Error(s.codeOf(err, ph), err.Error())
 }

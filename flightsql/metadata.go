@@ -135,7 +135,7 @@ func (q *sqlServer) GetFlightInfoTables(ctx context.Context, cmd flightsql.GetTa
 // tableSchema returns the schema of a table as served by GetTables
 // include_schema: classic types plus ARROW:FLIGHT:SQL:* column metadata.
 func (s *Server) tableSchema(db string, t catalog.Table) *arrow.Schema {
-	sc := t.Schema()
+	sc := catalog.VisibleSchema(t.Schema())
 	pks := t.PrimaryKeys()
 	name := t.Identifier().Table
 	fields := make([]arrow.Field, sc.NumFields())
@@ -143,7 +143,7 @@ func (s *Server) tableSchema(db string, t catalog.Table) *arrow.Schema {
 		f = classicField(f)
 		var b flightsql.ColumnMetadataBuilder
 		b.CatalogName(s.cfg.Catalog).SchemaName(db).TableName(name)
-		addTypeMetadata(&b, f.Type)
+		addTypeMetadata(&b, f)
 		b.IsAutoIncrement(false).IsCaseSensitive(f.Type.ID() == arrow.STRING).IsReadOnly(true).IsSearchable(true)
 		if slices.Contains(pks, f.Name) {
 			b.Remarks("primary key")

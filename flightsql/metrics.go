@@ -30,6 +30,7 @@ type metrics struct {
 	pruning          *prometheus.CounterVec // kind
 	updatesRows      prometheus.Counter
 	authFailures     prometheus.Counter
+	ticketsNoSplits  prometheus.Counter
 }
 
 var latencyBuckets = []float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
@@ -60,9 +61,10 @@ func newMetrics() *metrics {
 		pruning:          counterVec("pruning_total", "Scan pruning counters reported by the engine, by kind.", "kind"),
 		updatesRows:      counter("updates_rows_total", "Rows affected by DELETE/CALL statements."),
 		authFailures:     counter("auth_failures_total", "Rejected authentication attempts."),
+		ticketsNoSplits:  counter("tickets_without_splits_total", "Endpoint tickets that carry SQL instead of planned splits (splits over the ticket or FlightInfo size limit)."),
 	}
 	m.reg.MustRegister(m.rpcs, m.rpcDuration, m.queries, m.batchesAbandoned, m.plansReused, m.errors,
-		m.rowsSent, m.bytesSent, m.streamsActive, m.cancellations, m.pruning, m.updatesRows, m.authFailures)
+		m.rowsSent, m.bytesSent, m.streamsActive, m.cancellations, m.pruning, m.updatesRows, m.authFailures, m.ticketsNoSplits)
 	return m
 }
 

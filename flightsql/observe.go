@@ -20,6 +20,7 @@ type callInfo struct {
 	query   string
 	rows    int64
 	bytes   int64
+	qid     string // query id (recover.go): assigned at the start, a DoGet's from its ticket
 }
 
 type callInfoKey struct{}
@@ -77,6 +78,9 @@ func (s *Server) finish(ctx context.Context, method string, start time.Time, ci 
 	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
 		attrs = append(attrs, slog.String("peer", p.Addr.String()))
 	}
+	if ci.qid != "" {
+		attrs = append(attrs, slog.String("qid", ci.qid))
+	}
 	if ci.command != "" {
 		attrs = append(attrs, slog.String("command", ci.command))
 	}
@@ -101,7 +105,7 @@ func (s *Server) finish(ctx context.Context, method string, start time.Time, ci 
 
 func (s *Server) observeUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	start := time.Now()
-	ci := &callInfo{}
+	ci := &callInfo{qid: newQueryID()}
 	ctx = context.WithValue(ctx, callInfoKey{}, ci)
 	resp, err := handler(ctx, req)
 	s.finish(ctx, methodName(info.FullMethod), start, ci, err)
@@ -110,7 +114,7 @@ func (s *Server) observeUnary(ctx context.Context, req any, info *grpc.UnaryServ
 
 func (s *Server) observeStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	start := time.Now()
-	ci := &callInfo{}
+	ci := &callInfo{qid: newQueryID()}
 	ctx := context.WithValue(ss.Context(), callInfoKey{}, ci)
 	err := handler(srv, &ctxStream{ServerStream: ss, ctx: ctx})
 	s.finish(ctx, methodName(info.FullMethod), start, ci, err)

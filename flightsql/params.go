@@ -2,6 +2,7 @@ package flightsql
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 )
@@ -48,6 +52,47 @@ func readParamRows(mem memory.Allocator, rdr flight.MessageReader) ([][]any, []b
 		return nil, nil, fmt.Errorf("encode bound parameters: %w", err)
 	}
 	return rows, buf.Bytes(), nil
+}
+
+// boundTypes returns the column types of the parameter batches stored in a
+// handle (nil when none were bound).
+func boundTypes(mem memory.Allocator, b []byte) ([]arrow.DataType, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	r, err := ipc.NewReader(bytes.NewReader(b), ipc.WithAllocator(mem))
+	if err != nil {
+		return nil, fmt.Errorf("decode bound parameters: %w", err)
+	}
+	defer r.Release()
+	fs := r.Schema().Fields()
+	out := make([]arrow.DataType, len(fs))
+	for i, f := range fs {
+		out[i] = f.Type
+	}
+	return out, nil
+}
+
+// prepareBound plans sql for the parameters bound in paramIPC: parameters
+// the statement leaves untyped take the bound columns' types.
+func (s *Server) prepareBound(ctx context.Context, sql string, sess Session, kind string, paramIPC []byte) (Statement, error) {
+	stmt, err := s.prepare(ctx, sql, sess, kind)
+	if err != nil || len(paramIPC) == 0 {
+		return stmt, err
+	}
+	pt, ok := stmt.(ParamTypedStatement)
+	if !ok {
+		return stmt, nil
+	}
+	types, err := boundTypes(s.mem, paramIPC)
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	st, err := pt.WithParamTypes(ctx, types)
+	if err != nil {
+		return nil, s.toStatus(err, phasePlan)
+	}
+	return st, nil
 }
 
 // decodeParamRows turns the IPC stream stored in a handle back into rows.

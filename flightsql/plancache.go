@@ -89,7 +89,7 @@ func (c *planCache) put(qid string, spec execSpec, stmt Statement, eps int, exp 
 // buffer pool and the function that ends the caller's use of them; all nil
 // on a miss. Call release when the stream is over and every batch it sent
 // was freed.
-func (c *planCache) get(qid string, spec execSpec) (stmt Statement, mem memory.Allocator, release func()) {
+func (c *planCache) get(qid string, spec execSpec) (stmt Statement, pool *bufpool.Pool, release func()) {
 	if c == nil {
 		return nil, nil, nil
 	}

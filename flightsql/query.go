@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/klauspost/compress/zstd"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -53,6 +54,61 @@ type ticketClaims struct {
 	Part  int    `json:"part"`
 	Of    int    `json:"of,omitempty"`
 	Parts int    `json:"parts,omitempty"`
+	// SplitsZ are the statement's planned scan splits (SplitsStatement),
+	// zstd-compressed, so that a node without the cached plan reads them
+	// without planning again; absent when they are too large: that node
+	// then plans the statement again.
+	SplitsZ []byte `json:"splits_z,omitempty"`
+}
+
+// Limits on the splits carried in tickets: compressed, one ticket's and all
+// tickets' of a FlightInfo together (default gRPC clients refuse messages
+// over 4 MiB); uncompressed, what is encoded at all (a 100k-file scan is
+// not encoded to be dropped). Over any, tickets carry the SQL only.
+const (
+	ticketSplitsMax = 256 << 10
+	infoSplitsMax   = 2 << 20
+	rawSplitsMax    = 16 << 20
+)
+
+var (
+	splitsEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	splitsDecoder, _ = zstd.NewReader(nil, zstd.WithDecoderMaxMemory(rawSplitsMax), zstd.WithDecoderConcurrency(0))
+)
+
+// plannedSplits returns the compressed splits tickets of stmt should carry
+// for eps endpoints (nil: none, or too large to carry).
+func (s *Server) plannedSplits(stmt Statement, eps int, spec execSpec) []byte {
+	ss, ok := stmt.(SplitsStatement)
+	if !ok || len(spec.Params) > 0 {
+		return nil
+	}
+	b, fits, err := ss.PlannedSplits(rawSplitsMax)
+	if err != nil || !fits || len(b) > rawSplitsMax {
+		s.metrics.ticketsNoSplits.Add(float64(eps))
+		return nil
+	}
+	if len(b) == 0 {
+		return nil
+	}
+	z := splitsEncoder.EncodeAll(b, nil)
+	if len(z) > min(ticketSplitsMax, infoSplitsMax/max(eps, 1)) {
+		s.metrics.ticketsNoSplits.Add(float64(eps))
+		return nil
+	}
+	return z
+}
+
+// ticketSplits decompresses the splits a ticket carries (nil when none).
+func ticketSplits(z []byte) ([]byte, error) {
+	if len(z) == 0 {
+		return nil, nil
+	}
+	b, err := splitsDecoder.DecodeAll(z, nil)
+	if err != nil {
+		return nil, fmt.Errorf("ticket splits: %w", err)
+	}
+	return b, nil
 }
 
 // handleClaims are a stateless prepared statement.
@@ -103,6 +159,11 @@ func (s *Server) planCtx(ctx context.Context) (context.Context, context.CancelFu
 // prepare plans sql and maps errors to gRPC codes.
 func (s *Server) prepare(ctx context.Context, sql string, sess Session, kind string) (Statement, error) {
 	s.metrics.queries.WithLabelValues(kind).Inc()
+	ctx, release, err := s.admit(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	ctx, cancel := s.planCtx(ctx)
 	defer cancel()
 	stmt, err := s.eng.Prepare(ctx, sql, sess)
@@ -131,7 +192,7 @@ func (s *Server) newSpec(ctx context.Context, sql string, sess Session) execSpec
 
 // flightInfo describes a planned query: schema always set, one endpoint per
 // partition, total_records when known, ordered only when the plan is.
-func (s *Server) flightInfo(stmt Statement, spec execSpec, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+func (s *Server) flightInfo(ctx context.Context, stmt Statement, spec execSpec, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
 	if p, ok := stmt.(PinnedStatement); ok {
 		pinned := p.PinnedOptions()
 		if len(pinned) > 0 {
@@ -154,14 +215,11 @@ func (s *Server) flightInfo(stmt Statement, spec execSpec, desc *flight.FlightDe
 	if n < 1 {
 		n = 1
 	}
-	// Endpoints: one per partition, or at most MaxEndpoints, each serving
-	// every MaxEndpoints-th partition (not for ordered results, whose
-	// partitions must be read in order).
-	eps, of := n, 0
-	if m := s.cfg.MaxEndpoints; m > 0 && n > m && !stmt.Ordered() {
-		eps, of = m, m
+	eps, of := s.endpointCount(ctx, stmt, n)
+	qid := queryIDOf(ctx) // the id the call's log line and errors carry
+	if qid == "" {
+		qid = newQueryID()
 	}
-	qid := randomID()
 	info := &flight.FlightInfo{
 		Schema:           flight.SerializeSchema(resultSchema(stmt.Schema()), s.mem),
 		FlightDescriptor: desc,
@@ -172,8 +230,9 @@ func (s *Server) flightInfo(stmt Statement, spec execSpec, desc *flight.FlightDe
 	if rows, known := stmt.RowCount(); known && len(spec.Params) == 0 {
 		info.TotalRecords = rows
 	}
+	splits := s.plannedSplits(stmt, eps, spec)
 	for part := 0; part < eps; part++ {
-		c := ticketClaims{execSpec: spec, QID: qid, Part: part}
+		c := ticketClaims{execSpec: spec, QID: qid, Part: part, SplitsZ: splits}
 		if of > 0 {
 			c.Of, c.Parts = of, n
 		}
@@ -208,7 +267,7 @@ func (q *sqlServer) GetFlightInfoStatement(ctx context.Context, cmd flightsql.St
 	if len(stmt.ParamTypes()) > 0 {
 		return nil, status.Errorf(codes.InvalidArgument, "%q has %d ? placeholders: prepare it and bind parameters", abbreviate(cmd.GetQuery()), len(stmt.ParamTypes()))
 	}
-	return s.flightInfo(stmt, s.newSpec(ctx, cmd.GetQuery(), sess), desc)
+	return s.flightInfo(ctx, stmt, s.newSpec(ctx, cmd.GetQuery(), sess), desc)
 }
 
 func (q *sqlServer) GetSchemaStatement(ctx context.Context, cmd flightsql.StatementQuery, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {
@@ -257,6 +316,11 @@ func (s *Server) checkWrite(ctx context.Context, sql string) error {
 }
 
 func (s *Server) runUpdate(ctx context.Context, stmt Statement, rows [][]any) (int64, error) {
+	ctx, release, err := s.admit(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
 	ctx, cancel := s.planCtx(ctx)
 	defer cancel()
 	var total int64
@@ -336,7 +400,7 @@ func (q *sqlServer) DoPutPreparedStatementQuery(ctx context.Context, cmd flights
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
-	stmt, err := s.prepare(ctx, h.SQL, h.session(), "bind")
+	stmt, err := s.prepareBound(ctx, h.SQL, h.session(), "bind", ipcBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -367,7 +431,7 @@ func (q *sqlServer) GetFlightInfoPreparedStatement(ctx context.Context, cmd flig
 		return nil, err
 	}
 	noteCommand(ctx, "CommandPreparedStatementQuery", h.SQL)
-	stmt, err := s.prepare(ctx, h.SQL, h.session(), "query")
+	stmt, err := s.prepareBound(ctx, h.SQL, h.session(), "query", h.Params)
 	if err != nil {
 		return nil, err
 	}
@@ -383,7 +447,7 @@ func (q *sqlServer) GetFlightInfoPreparedStatement(ctx context.Context, cmd flig
 	}
 	spec := h.execSpec
 	spec.Exp = time.Now().Add(s.cfg.HandleTTL).Unix()
-	return s.flightInfo(stmt, spec, desc)
+	return s.flightInfo(ctx, stmt, spec, desc)
 }
 
 func (q *sqlServer) GetSchemaPreparedStatement(ctx context.Context, cmd flightsql.PreparedStatementQuery, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {
@@ -393,7 +457,7 @@ func (q *sqlServer) GetSchemaPreparedStatement(ctx context.Context, cmd flightsq
 		return nil, err
 	}
 	noteCommand(ctx, "GetSchema CommandPreparedStatementQuery", h.SQL)
-	stmt, err := s.prepare(ctx, h.SQL, h.session(), "schema")
+	stmt, err := s.prepareBound(ctx, h.SQL, h.session(), "schema", h.Params)
 	if err != nil {
 		return nil, err
 	}

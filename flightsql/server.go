@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
@@ -40,6 +41,9 @@ type Server struct {
 	queries  *queryRegistry
 	plans    *planCache
 	metrics  *metrics
+
+	admission *admission // nil = unlimited
+	queued    atomic.Int64
 
 	grpc    *grpc.Server
 	sql     *sqlServer
@@ -102,6 +106,9 @@ func NewServer(cfg Config, eng Engine, cat catalog.Catalog) (*Server, error) {
 		sessions: newSessionStore(cfg.SessionTTL), queries: newQueryRegistry(), metrics: newMetrics(),
 		plans: newPlanCache(cfg.Allocator, cfg.PlanCacheEntries, planCacheTTL),
 	}
+	if cfg.MaxConcurrentQueries > 0 {
+		s.admission = newAdmission(cfg.MaxConcurrentQueries, cfg.QueueTimeout)
+	}
 	key := cfg.TokenKey
 	if cfg.TokenKeyFile != "" {
 		data, err := os.ReadFile(cfg.TokenKeyFile)
@@ -146,8 +153,8 @@ func NewServer(cfg Config, eng Engine, cat catalog.Catalog) (*Server, error) {
 	}
 	opts := []grpc.ServerOption{
 		grpc.ForceServerCodecV2(codec),
-		grpc.ChainUnaryInterceptor(s.observeUnary, s.authUnary),
-		grpc.ChainStreamInterceptor(s.observeStream, s.authStream),
+		grpc.ChainUnaryInterceptor(s.observeUnary, s.recoverUnary, s.authUnary),
+		grpc.ChainStreamInterceptor(s.observeStream, s.recoverStream, s.authStream),
 		grpc.MaxRecvMsgSize(64 << 20),
 		// Results are large: frame them into 1 MiB socket writes instead of
 		// gRPC's default 32 KiB (one syscall per two HTTP/2 frames), which
@@ -225,7 +232,9 @@ func (s *Server) MetricsHandler() http.Handler {
 }
 
 // Shutdown stops accepting calls and waits for running ones until ctx is
-// done, then cancels them.
+// done (drain), then cancels them, closes every connection and returns
+// after at most a short grace (handlers that ignore cancellation are left
+// behind rather than waited for: the process can exit).
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	httpSrv := s.httpSrv
@@ -246,11 +255,26 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-done:
 		return nil
 	case <-ctx.Done():
-		s.grpc.Stop()
-		<-done
+		s.log.Warn("shutdown: drain time is up, cancelling running calls", "running", s.Running(), "queued", s.Queued())
+		stopped := make(chan struct{})
+		go func() {
+			s.grpc.Stop()
+			close(stopped)
+		}()
+		t := time.NewTimer(shutdownGrace)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-stopped:
+		case <-t.C:
+			s.log.Warn("shutdown: calls still running after cancellation; exiting without them")
+		}
 		return ctx.Err()
 	}
 }
+
+// shutdownGrace is how long Shutdown waits for cancelled calls to return.
+const shutdownGrace = 2 * time.Second
 
 // flightService wraps arrow-go's Flight SQL router to serve query results
 // itself (IPC compression, stateless tickets, metrics, view conversion) and

@@ -176,13 +176,15 @@ func (s *Server) validateOption(ctx context.Context, name, val string) (string, 
 			return "", err
 		}
 		return strings.ToLower(val), nil
+	case OptMaxEndpoints:
+		return validateMaxEndpoints(val)
 	}
-	return "", fmt.Errorf("unknown session option %q (known: catalog, schema, scan.snapshot-id, scan.tag-name, scan.timestamp-millis, branch, compression)", name)
+	return "", fmt.Errorf("unknown session option %q (known: catalog, schema, scan.snapshot-id, scan.tag-name, scan.timestamp-millis, branch, compression, max-endpoints)", name)
 }
 
 func isKnownOption(name string) bool {
 	switch name {
-	case OptCatalog, OptSchema, OptSnapshotID, OptTagName, OptTimestampMillis, OptBranch, OptCompression:
+	case OptCatalog, OptSchema, OptSnapshotID, OptTagName, OptTimestampMillis, OptBranch, OptCompression, OptMaxEndpoints:
 		return true
 	}
 	return false

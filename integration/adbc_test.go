@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	pfsql "github.com/paimon-flightsql/paimon-flightsql/flightsql"
 
 	"github.com/paimon-flightsql/paimon-flightsql/planner"
 )
@@ -122,7 +123,10 @@ func objectColumns(recs []arrow.RecordBatch) ([]string, map[string][]string) {
 }
 
 func TestADBC(t *testing.T) {
-	srv := startDemo(t)
+	// One endpoint per partition however small the result, so that
+	// QueryAndPartitions reads several partitions (bi_test.go covers
+	// endpoints sized by the result).
+	srv := startServer(t, demoWarehouse, func(c *pfsql.Config) { c.EndpointBytes = -1 })
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	t.Cleanup(func() { mem.AssertSize(t, 0) }) // after the connections and results are released
 	ctx := context.Background()

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	pfsql "github.com/paimon-flightsql/paimon-flightsql/flightsql"
 	"github.com/paimon-flightsql/paimon-flightsql/planner"
 )
 
@@ -121,7 +122,9 @@ func wantCode(t testing.TB, err error, code codes.Code, what string) {
 // Basic auth, a multi-endpoint scan, IPC compression, GetSchema, headers
 // as session options, CancelFlightInfo and error codes.
 func TestArrowGoClient(t *testing.T) {
-	srv := startDemo(t)
+	// One endpoint per partition whatever the size (the demo is small:
+	// by default it would come back as one endpoint).
+	srv := startServer(t, demoWarehouse, func(c *pfsql.Config) { c.EndpointBytes = -1 })
 	c := newClient(t, srv)
 	ctx := c.ctx
 	const sql = "SELECT * FROM orders"

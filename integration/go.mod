@@ -9,6 +9,7 @@ require (
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
 	github.com/paimon-flightsql/paimon-flightsql v0.0.0-00010101000000-000000000000
+	github.com/stretchr/testify v1.12.1
 	golang.org/x/crypto v0.55.0
 	google.golang.org/grpc v1.83.2
 )
@@ -68,6 +69,7 @@ require (
 	go.opentelemetry.io/otel/trace v1.44.0 // indirect
 	go.opentelemetry.io/proto/otlp v1.10.0 // indirect
 	go.yaml.in/yaml/v2 v2.4.2 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/exp v0.0.0-20260112195511-716be5621a96 // indirect
 	golang.org/x/mod v0.38.0 // indirect
 	golang.org/x/net v0.58.0 // indirect

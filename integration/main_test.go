@@ -20,10 +20,6 @@ var (
 	// demoWarehouse is the demo warehouse built once for the test binary
 	// (read-only for tests: copy it with copyWarehouse before writing).
 	demoWarehouse string
-	// fixtureWarehouse is the parquet fixture warehouse (databases
-	// append_09, pk_09, ...), or "" when the fixtures are absent.
-	fixtureWarehouse string
-	fixtureMissing   string
 )
 
 func TestMain(m *testing.M) {
@@ -47,7 +43,6 @@ func run(m *testing.M) int {
 	if testing.Verbose() {
 		fmt.Fprintf(os.Stderr, "demo warehouse (scale %v) built in %v\n", demoScale, time.Since(start).Round(time.Millisecond))
 	}
-	fixtureWarehouse, fixtureMissing = locateFixtureWarehouse()
 	return m.Run()
 }
 
@@ -70,11 +65,14 @@ func locateFixtureWarehouse() (dir, why string) {
 	return abs, ""
 }
 
-// needFixtures returns the fixture warehouse or skips the test.
+// needFixtures returns the fixture warehouse or skips the test. It reads
+// $PAIMON_FIXTURES while the test runs (not in TestMain), so that go test's
+// cache records the variable and reruns the test when it changes.
 func needFixtures(t testing.TB) string {
 	t.Helper()
-	if fixtureWarehouse == "" {
-		t.Skip(fixtureMissing)
+	dir, why := locateFixtureWarehouse()
+	if dir == "" {
+		t.Skip(why)
 	}
-	return fixtureWarehouse
+	return dir
 }

@@ -552,37 +552,61 @@ func decompress(codec string, b []byte) ([]byte, error) {
 	return nil, fmt.Errorf("%w: Avro codec %q", ErrUnsupported, codec)
 }
 
-// each calls fn for every record of the container, in order.
-func (f *ocfFile) each(fn func(v any) error) error {
+// nextBlock returns the record count and decompressed bytes of the next
+// block, after checking it against the file (size, sync marker, codec);
+// ok is false at the end of the file.
+func (f *ocfFile) nextBlock() (count int64, data []byte, ok bool, err error) {
 	r := &f.body
-	names := map[*avro.RecordSchema]map[string]int{}
-	for r.remaining() > 0 {
-		count, err := r.long()
-		if err != nil {
-			return fmt.Errorf("block header: %w", err)
-		}
-		size, err := r.long()
-		if err != nil {
-			return fmt.Errorf("block header: %w", err)
-		}
-		if count < 0 || size < 0 || size > int64(r.remaining()) {
-			return fmt.Errorf("block of %d records and %d bytes exceeds the file (%d bytes left)", count, size, r.remaining())
-		}
-		comp, _ := r.fixed(int(size))
-		sync, err := r.fixed(16)
-		if err != nil {
-			return errors.New("truncated block: missing sync marker")
-		}
-		if !bytes.Equal(sync, f.sync) {
-			return errors.New("block sync marker mismatch")
-		}
-		data, err := decompress(f.codec, comp)
-		if err != nil {
+	if r.remaining() <= 0 {
+		return 0, nil, false, nil
+	}
+	count, err = r.long()
+	if err != nil {
+		return 0, nil, false, fmt.Errorf("block header: %w", err)
+	}
+	size, err := r.long()
+	if err != nil {
+		return 0, nil, false, fmt.Errorf("block header: %w", err)
+	}
+	if count < 0 || size < 0 || size > int64(r.remaining()) {
+		return 0, nil, false, fmt.Errorf("block of %d records and %d bytes exceeds the file (%d bytes left)", count, size, r.remaining())
+	}
+	comp, _ := r.fixed(int(size))
+	sync, err := r.fixed(16)
+	if err != nil {
+		return 0, nil, false, errors.New("truncated block: missing sync marker")
+	}
+	if !bytes.Equal(sync, f.sync) {
+		return 0, nil, false, errors.New("block sync marker mismatch")
+	}
+	data, err = decompress(f.codec, comp)
+	if err != nil {
+		return 0, nil, false, err
+	}
+	if count > int64(len(data)) && !canBeEmpty(f.schema, 0) {
+		return 0, nil, false, fmt.Errorf("block claims %d records in %d bytes", count, len(data))
+	}
+	return count, data, true, nil
+}
+
+// eachBlock calls fn with the record count and decompressed bytes of every
+// block of the container, in order.
+func (f *ocfFile) eachBlock(fn func(count int64, data []byte) error) error {
+	for {
+		count, data, ok, err := f.nextBlock()
+		if err != nil || !ok {
 			return err
 		}
-		if count > int64(len(data)) && !canBeEmpty(f.schema, 0) {
-			return fmt.Errorf("block claims %d records in %d bytes", count, len(data))
+		if err := fn(count, data); err != nil {
+			return err
 		}
+	}
+}
+
+// each calls fn for every record of the container, in order.
+func (f *ocfFile) each(fn func(v any) error) error {
+	names := map[*avro.RecordSchema]map[string]int{}
+	return f.eachBlock(func(count int64, data []byte) error {
 		br := newAvroReader(data, names)
 		br.skipPartition = f.skipPartition
 		for i := int64(0); i < count; i++ {
@@ -597,8 +621,8 @@ func (f *ocfFile) each(fn func(v any) error) error {
 		if br.remaining() != 0 {
 			return fmt.Errorf("block has %d trailing bytes", br.remaining())
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // ---- writing ----

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"strings"
 	"sync"
+
+	"github.com/paimon-flightsql/paimon-flightsql/internal/panics"
 )
 
 // manifestFormat returns the manifest.format of the snapshot's schema (falling
@@ -291,6 +293,11 @@ func (t *Table) readManifests(ctx context.Context, metas []ManifestFileMeta, for
 		go func(i int) {
 			defer wg.Done()
 			defer func() { <-sem }()
+			defer func() {
+				if r := recover(); r != nil {
+					cancel(corruptErr(t.ManifestPath(metas[i].FileName), panics.Recovered("manifest reader", r)))
+				}
+			}()
 			if ctx.Err() != nil {
 				return
 			}

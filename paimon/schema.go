@@ -210,6 +210,7 @@ const (
 	OptDataFilePrefix         = "data-file.prefix"
 	OptChangelogFilePrefix    = "changelog-file.prefix"
 	OptDataFilePathDirectory  = "data-file.path-directory"
+	OptDataFileExternalPaths  = "data-file.external-paths"
 	OptIndexFileInDataFileDir = "index-file-in-data-file-dir"
 	OptRowTracking            = "row-tracking.enabled"
 	OptDataEvolution          = "data-evolution.enabled"
@@ -289,6 +290,17 @@ func (s *TableSchema) ZstdLevel() int { return s.OptionInt(OptZstdLevel, 1) }
 // IndexFileInDataFileDir is option index-file-in-data-file-dir (default false).
 func (s *TableSchema) IndexFileInDataFileDir() bool {
 	return s.OptionBool(OptIndexFileInDataFileDir, false)
+}
+
+// RowTrackingEnabled reports row-tracking.enabled: every row has a stable
+// _ROW_ID (the file's _FIRST_ROW_ID + position unless stored) and a
+// _SEQUENCE_NUMBER (the file's max sequence number unless stored).
+func (s *TableSchema) RowTrackingEnabled() bool { return s.OptionBool("row-tracking.enabled", false) }
+
+// DataEvolutionEnabled reports data-evolution.enabled: files sharing a
+// _FIRST_ROW_ID hold different columns (_WRITE_COLS) of the same rows.
+func (s *TableSchema) DataEvolutionEnabled() bool {
+	return s.OptionBool("data-evolution.enabled", false)
 }
 
 // FieldByName returns the top-level field with that name.

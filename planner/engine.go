@@ -12,8 +12,10 @@ import (
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+	"github.com/paimon-flightsql/paimon-flightsql/internal/bufpool"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/logical"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/parse"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/physical"
@@ -29,6 +31,18 @@ type Options struct {
 	// CatalogName is accepted as the first part of 3-part table names
 	// (catalog.db.table); "" accepts any.
 	CatalogName string
+	// MaxStatementBytes bounds the SQL text of a statement (0 = 4 MiB,
+	// < 0 = unlimited); longer statements fail with an error wrapping
+	// catalog.ErrInvalid before any parsing.
+	MaxStatementBytes int
+	// MaxExpressionDepth bounds a run of prefix operators (NOT, !, -, ~)
+	// nested without parentheses (0 = 256, < 0 = unlimited); parentheses
+	// are bounded at 190 levels regardless. Past it, statements fail with
+	// an error wrapping catalog.ErrInvalid.
+	MaxExpressionDepth int
+	// Memory is the server-wide budget every query's budget draws from
+	// (nil = none: each query is bounded by its own budget only).
+	Memory *exec.Budget
 }
 
 // maxPartitions caps the partitions of one statement.
@@ -58,6 +72,10 @@ type Session struct {
 	// Options are applied to every scan unless a hint overrides them:
 	// scan.snapshot-id, scan.tag-name, scan.timestamp-millis, branch.
 	Options map[string]string
+	// Splits, when set, is Statement.PlannedSplits of the same statement
+	// planned elsewhere (a ticket's): its scans are opened on those splits
+	// instead of planned (a scan not among them is planned).
+	Splits []byte
 }
 
 type stmtKind int
@@ -102,8 +120,11 @@ type Statement struct {
 // (bad SQL), catalog.ErrUnsupported (valid SQL this engine does not run) or
 // catalog.ErrNotFound (unknown names), and name the culprit.
 func (e *Engine) Prepare(ctx context.Context, sql string, sess Session) (*Statement, error) {
-	pst, err := parse.Parse(sql)
+	pst, err := parse.ParseContext(ctx, sql, parse.Limits{MaxBytes: e.opts.MaxStatementBytes, MaxPrefixRun: e.opts.MaxExpressionDepth})
 	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if pst.Query != nil {
@@ -306,6 +327,21 @@ func (s *Statement) ParamTypes() []arrow.DataType {
 	return nil
 }
 
+// WithParamTypes returns the statement re-planned for parameters bound with
+// the given Arrow types: a parameter its context leaves untyped (SELECT ?,
+// ? + 1, COALESCE(?, ?)) takes the type of its bound value. Parameters typed
+// by context (WHERE col = ?) keep their type; a bound value must fit it.
+func (s *Statement) WithParamTypes(ctx context.Context, bound []arrow.DataType) (*Statement, error) {
+	if s.kind != kindSQL || s.sq == nil || len(s.sq.params) == 0 {
+		return s, nil
+	}
+	q, err := s.sq.withParamTypes(ctx, bound)
+	if err != nil || q == s.sq {
+		return s, err
+	}
+	return &Statement{e: s.e, kind: kindSQL, sq: q, schema: q.schema}, nil
+}
+
 // NumPartitions is the number of independently executable parts: more than
 // one only for plans whose partitions share no state (scan, filter,
 // project, union).
@@ -351,6 +387,12 @@ func (s *Statement) PruningStats() map[string]int64 {
 // Execute runs partition part of a query. The caller releases the reader;
 // it stops promptly when ctx is cancelled (Err reports why).
 func (s *Statement) Execute(ctx context.Context, mem memory.Allocator, params []any, part int) (array.RecordReader, error) {
+	return s.ExecuteWithPool(ctx, mem, nil, params, part)
+}
+
+// ExecuteWithPool is Execute whose scans recycle Arrow buffers through pool
+// (nil: each read uses a pool of its own); pool allocates from mem or is mem.
+func (s *Statement) ExecuteWithPool(ctx context.Context, mem memory.Allocator, pool *bufpool.Pool, params []any, part int) (array.RecordReader, error) {
 	if s.IsUpdate() {
 		return nil, invalidf("statement is an update: use ExecuteUpdate")
 	}
@@ -390,7 +432,7 @@ func (s *Statement) Execute(ctx context.Context, mem memory.Allocator, params []
 	if len(params) != len(s.sq.params) {
 		return nil, invalidf("statement has %d parameter(s), %d given", len(s.sq.params), len(params))
 	}
-	return s.sq.execute(ctx, mem, params, part)
+	return s.sq.execute(ctx, mem, pool, params, part)
 }
 
 // ExecuteUpdate runs DELETE or CALL and returns the number of affected rows

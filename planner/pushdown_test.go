@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
@@ -15,7 +14,8 @@ import (
 )
 
 // fakeTable wraps a MemTable, records the requests it gets, reports fixed
-// stats, optionally claims FilterExact, and implements Deleter/Compactor.
+// stats, optionally answers PushdownExact for every conjunct, and implements
+// Deleter/Compactor.
 type fakeTable struct {
 	*catalog.MemTable
 	reqs      []catalog.ScanRequest
@@ -49,17 +49,22 @@ type fakeScan struct {
 	t *fakeTable
 }
 
-func (s *fakeScan) FilterExact() bool { return s.t.exact }
+func (s *fakeScan) Pushdown() []catalog.FilterPushdown {
+	a := s.Scan.Pushdown()
+	if s.t.exact {
+		a = catalog.Answers(len(a), catalog.PushdownExact)
+	}
+	return a
+}
 
 func (s *fakeScan) Stats() catalog.ScanStats {
 	return catalog.ScanStats{SnapshotID: 7, ManifestsTotal: 10, ManifestsPruned: 6, FilesTotal: 100,
-		FilesPrunedPartition: 50, FilesPrunedBucket: 20, FilesPrunedStats: 10, RowGroupsTotal: 40,
-		RowGroupsSkipped: 12, Residual: "price > 1"}
+		FilesPrunedPartition: 50, FilesPrunedBucket: 20, FilesPrunedStats: 10, Residual: "price > 1"}
 }
 
-func (s *fakeScan) Read(ctx context.Context, mem memory.Allocator, splits []int) (array.RecordReader, error) {
+func (s *fakeScan) Read(ctx context.Context, splits []catalog.Split, o catalog.ReadOptions) (catalog.Reader, error) {
 	s.t.reads++
-	return s.Scan.Read(ctx, mem, splits)
+	return s.Scan.Read(ctx, splits, o)
 }
 
 func newFakeEngine(t *testing.T, mem memory.Allocator) (*Engine, *fakeTable) {
@@ -114,8 +119,8 @@ func TestPushdown(t *testing.T) {
 		}
 		r := ft.reqs[0]
 		f := "<nil>"
-		if r.Filter != nil {
-			f = r.Filter.String()
+		if r.Filter() != nil {
+			f = r.Filter().String()
 		}
 		if got := strings.Join(r.Columns, ","); got != c.cols || f != c.filter || r.Limit != c.limit {
 			t.Errorf("%s\n got cols=%q filter=%q limit=%d\nwant cols=%q filter=%q limit=%d", c.sql, got, f, r.Limit, c.cols, c.filter, c.limit)
@@ -126,7 +131,7 @@ func TestPushdown(t *testing.T) {
 	}
 }
 
-// TestResidualWhenExact checks that a scan claiming FilterExact is trusted
+// TestResidualWhenExact checks that a scan answering PushdownExact is trusted
 // (no residual for pushed conjuncts) and that results stay right.
 func TestResidualWhenExact(t *testing.T) {
 	mem := testutil.CheckedAllocator(t)
@@ -199,18 +204,17 @@ func TestExplain(t *testing.T) {
 	e, _ := newFakeEngine(t, mem)
 	got := runQuery(t, e, "EXPLAIN SELECT name, COUNT(*) FROM orders WHERE qty > 1 AND UPPER(name) <> 'X' GROUP BY name ORDER BY 2 DESC LIMIT 5")
 	want := []string{
-		"Limit offset=0 fetch=5",
-		"  Sort COUNT(*) DESC NULLS LAST fetch=5",
-		"    Project orders.name AS name, __agg0 AS COUNT(*)",
-		"      HashAggregate groups=[orders.name AS name] aggs=[count(*)]",
-		"        Filter (orders.qty > 1 AND upper(orders.name) <> 'X')",
-		"          Scan default.orders [name qty] filter=qty > 1 splits=3 partitions=3",
-		"            pushed filter: qty > 1",
+		"Limit offset=0 fetch=5 (est rows=1)",
+		"  Sort COUNT(*) DESC NULLS LAST fetch=5 (est rows=1)",
+		"    Project orders.name AS name, __agg0 AS COUNT(*) (est rows=1)",
+		"      HashAggregate groups=[orders.name AS name] aggs=[count(*)] (est rows=1)",
+		"        Filter (orders.qty > 1 AND upper(orders.name) <> 'X') (est rows=1)",
+		"          Scan default.orders [name qty] filter=qty > 1 splits=3 partitions=3 (est rows=8)",
+		"            pushed filter: qty > 1 (unsupported)",
 		"            snapshot: 7",
 		"            splits: 3",
 		"            manifests: 10 total, 6 pruned",
 		"            data files: 100 total, 50 pruned by partition, 20 by bucket, 10 by stats",
-		"            row groups: 40 total, 12 skipped",
 		"            residual: price > 1",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -230,7 +234,7 @@ func TestExplain(t *testing.T) {
 	if p := st.PinnedOptions(); p["scan.snapshot-id"] != "7" {
 		t.Fatalf("PinnedOptions = %v", p)
 	}
-	if ps := st.PruningStats(); ps["files_pruned_partition"] != 50 || ps["row_groups_skipped"] != 12 {
+	if ps := st.PruningStats(); ps["files_pruned_partition"] != 50 || ps["row_groups_skipped"] != 0 { // read counters come from read reports: none before execution
 		t.Fatalf("PruningStats = %v", ps)
 	}
 }

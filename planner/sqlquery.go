@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+	"github.com/paimon-flightsql/paimon-flightsql/internal/bufpool"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
 	_ "github.com/paimon-flightsql/paimon-flightsql/planner/funcs" // function registry
 	"github.com/paimon-flightsql/paimon-flightsql/planner/logical"
@@ -37,6 +38,7 @@ type sqlQuery struct {
 	stmt    *parse.Statement
 	sess    logical.Session
 	params  []arrow.DataType
+	untyped []bool // params the context leaves untyped (SELECT ?): the bound value's type decides
 	schema  *arrow.Schema
 	plan    logical.Node // optimized; nil when the query has parameters
 	ordered bool
@@ -46,6 +48,12 @@ type sqlQuery struct {
 	op    exec.Operator // planned at Prepare; taken by the first execution
 	used  atomic.Bool
 	scans []*physical.ScanExec
+	nodes map[exec.Operator]logical.Node // op's operators' logical nodes (estimates)
+
+	// leafEst memoizes the tables' metadata row counts (estimates);
+	// planned holds splits carried from another node (Session.Splits).
+	leafEst leafEstimates
+	planned *PlannedScans
 }
 
 func parseSize(s string) (int64, error) {
@@ -84,37 +92,80 @@ func (e *Engine) prepareSQL(ctx context.Context, st *parse.Statement, sess Sessi
 	}
 	ls := logical.Session{Catalog: e.cat, CatalogName: e.opts.CatalogName, Database: sess.Database, Options: opts}
 	q := &sqlQuery{e: e, stmt: st, sess: ls, budget: budget}
+	planned, err := decodePlanned(sess.Splits)
+	if err != nil {
+		return nil, err
+	}
+	if planned != nil {
+		q.planned = planned
+		q.leafEst.rows = map[string]float64{}
+		for k, v := range planned.Est {
+			q.leafEst.rows[k] = v
+		}
+	}
 	b, err := logical.Bind(ctx, ls, st, nil)
 	if err != nil {
 		return nil, err
 	}
 	q.schema = b.Plan.Schema().Arrow()
 	q.ordered = isOrdered(b.Plan)
-	q.params = paramTypes(b.Plan, st.NumParams)
+	q.params, q.untyped = paramTypes(b, st.NumParams)
 	if st.NumParams > 0 {
 		return q, nil
 	}
-	if q.plan, err = e.optimize(ctx, b.Plan); err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	pp := &physical.Planner{Concurrency: e.opts.Concurrency}
+	if q.plan, err = q.optimize(ctx, b.Plan); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	pp := q.physical(false)
 	if q.op, err = pp.Plan(ctx, q.plan); err != nil {
 		return nil, err
 	}
-	q.scans = pp.Scans
+	q.scans, q.nodes = pp.Scans, pp.Nodes
 	return q, nil
 }
 
-func (e *Engine) optimize(ctx context.Context, n logical.Node) (logical.Node, error) {
-	est := logical.DefaultEstimate(func(s *logical.Scan) float64 {
-		sc, err := s.Table.NewScan(ctx, catalog.ScanRequest{Columns: []string{}, Limit: -1, Options: s.Options})
-		if err != nil {
-			return 1e6
+// newBudget returns a query budget of limit bytes drawing from the
+// server-wide budget, if any.
+func (e *Engine) newBudget(limit int64) *exec.Budget {
+	b := exec.NewBudget(MemoryLimitOption, limit)
+	b.Parent = e.opts.Memory
+	return b
+}
+
+// estimator estimates rows from the tables' metadata row counts (memoized
+// per table and options).
+func (q *sqlQuery) estimator(ctx context.Context) logical.Estimator {
+	return logical.DefaultEstimate(func(s *logical.Scan) float64 { return q.leafEst.get(ctx, s) })
+}
+
+func (q *sqlQuery) optimize(ctx context.Context, n logical.Node) (logical.Node, error) {
+	return logical.Optimize(n, q.estimator(ctx))
+}
+
+// physical returns a physical planner for the query (carried splits when
+// the statement came with them).
+func (q *sqlQuery) physical(analyze bool) *physical.Planner {
+	return &physical.Planner{Concurrency: q.e.opts.Concurrency, Analyze: analyze, Splits: q.planned.splitsFunc()}
+}
+
+// estimates returns the estimated rows of the operators lowered from nodes
+// (EXPLAIN): metadata row counts scaled by simple selectivities, as join
+// ordering estimates them.
+func (q *sqlQuery) estimates(ctx context.Context, nodes map[exec.Operator]logical.Node) func(exec.Operator) (float64, bool) {
+	est := q.estimator(ctx)
+	return func(o exec.Operator) (float64, bool) {
+		n, ok := nodes[o]
+		if !ok {
+			return 0, false
 		}
-		n, _ := sc.RowCount()
-		return float64(n)
-	})
-	return logical.Optimize(n, est)
+		return est(n), true
+	}
 }
 
 func isOrdered(n logical.Node) bool {
@@ -132,8 +183,10 @@ func isOrdered(n logical.Node) bool {
 	}
 }
 
-// paramTypes collects the types of the ? placeholders from the bound plan.
-func paramTypes(n logical.Node, count int) []arrow.DataType {
+// paramTypes collects the types of the ? placeholders from the bound plan;
+// untyped marks those the plan leaves untyped (reported as VARCHAR).
+func paramTypes(b *logical.Bound, count int) (types []arrow.DataType, untyped []bool) {
+	n := b.Plan
 	out := make([]arrow.DataType, count)
 	var walk func(logical.Node)
 	visit := func(e vec.Expr) {
@@ -155,12 +208,82 @@ func paramTypes(n logical.Node, count int) []arrow.DataType {
 		}
 	}
 	walk(n)
+	// Placeholders outside expressions (LIMIT ?) are typed in the list.
+	for i, p := range b.Params {
+		if i < count && p != nil && (out[i] == nil || out[i].ID() == arrow.NULL) {
+			out[i] = p.T
+		}
+	}
+	untyped = make([]bool, count)
 	for i, t := range out {
 		if t == nil || t.ID() == arrow.NULL {
 			out[i] = arrow.BinaryTypes.String
+			untyped[i] = true
+		}
+		if b.Untyped[i] {
+			untyped[i] = true
 		}
 	}
-	return out
+	return out, untyped
+}
+
+// withParamTypes re-plans a query whose parameters the context left
+// untyped with the types of the values bound to them (SELECT ?, ? bound to
+// a BIGINT and a VARCHAR returns a BIGINT and a VARCHAR column). It returns
+// q itself when nothing changes.
+func (q *sqlQuery) withParamTypes(ctx context.Context, bound []arrow.DataType) (*sqlQuery, error) {
+	types := append([]arrow.DataType(nil), q.params...)
+	changed := false
+	for i := range types {
+		if i >= len(bound) || !q.untyped[i] || bound[i] == nil {
+			continue
+		}
+		t := boundParamType(bound[i])
+		if t == nil || arrow.TypeEqual(t, types[i]) {
+			continue
+		}
+		types[i], changed = t, true
+	}
+	if !changed {
+		return q, nil
+	}
+	b, err := logical.Bind(ctx, q.sess, q.stmt, nil, types...)
+	if err != nil {
+		return nil, err
+	}
+	nq := &sqlQuery{e: q.e, stmt: q.stmt, sess: q.sess, budget: q.budget, untyped: q.untyped}
+	nq.schema = b.Plan.Schema().Arrow()
+	nq.ordered = isOrdered(b.Plan)
+	nq.params, _ = paramTypes(b, len(types))
+	for i, t := range types {
+		if !q.untyped[i] || nq.params[i] == nil {
+			continue
+		}
+		nq.params[i] = t
+	}
+	return nq, nil
+}
+
+// boundParamType is the engine type of a bound parameter column: string and
+// binary flavours collapse to VARCHAR/VARBINARY, unsigned to BIGINT; NULL
+// columns (and types the engine has no literal for) keep the default.
+func boundParamType(t arrow.DataType) arrow.DataType {
+	switch t.ID() {
+	case arrow.NULL:
+		return nil
+	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
+		return arrow.BinaryTypes.String
+	case arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW, arrow.FIXED_SIZE_BINARY:
+		return arrow.BinaryTypes.Binary
+	case arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		return arrow.PrimitiveTypes.Int64
+	case arrow.FLOAT16, arrow.FLOAT32:
+		return arrow.PrimitiveTypes.Float64
+	case arrow.BOOL, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.FLOAT64,
+		arrow.DECIMAL128, arrow.DECIMAL256, arrow.DATE32, arrow.TIMESTAMP:
+		return t
+	}
+	return nil
 }
 
 // stateless: plans whose partitions can run independently (no operator
@@ -192,7 +315,7 @@ func (q *sqlQuery) operator(ctx context.Context, params []any) (exec.Operator, [
 		if stateless(q.op) || q.used.CompareAndSwap(false, true) {
 			return q.op, q.scans, nil
 		}
-		pp := &physical.Planner{Concurrency: q.e.opts.Concurrency}
+		pp := q.physical(false)
 		op, err := pp.Plan(ctx, q.plan)
 		return op, pp.Scans, err
 	}
@@ -200,16 +323,16 @@ func (q *sqlQuery) operator(ctx context.Context, params []any) (exec.Operator, [
 	if err != nil {
 		return nil, nil, err
 	}
-	plan, err := q.e.optimize(ctx, b.Plan)
+	plan, err := q.optimize(ctx, b.Plan)
 	if err != nil {
 		return nil, nil, err
 	}
-	pp := &physical.Planner{Concurrency: q.e.opts.Concurrency}
+	pp := q.physical(false)
 	op, err := pp.Plan(ctx, plan)
 	return op, pp.Scans, err
 }
 
-func (q *sqlQuery) execute(ctx context.Context, mem memory.Allocator, params []any, part int) (array.RecordReader, error) {
+func (q *sqlQuery) execute(ctx context.Context, mem memory.Allocator, pool *bufpool.Pool, params []any, part int) (array.RecordReader, error) {
 	op, _, err := q.operator(ctx, params)
 	if err != nil {
 		return nil, err
@@ -218,42 +341,53 @@ func (q *sqlQuery) execute(ctx context.Context, mem memory.Allocator, params []a
 		op = &exec.Coalesce{Input: op}
 		part = 0
 	}
-	tc := exec.NewTaskCtx(ctx, mem, params, exec.NewBudget(MemoryLimitOption, q.budget))
+	budget := q.e.newBudget(q.budget)
+	tc := exec.NewTaskCtx(ctx, mem, params, budget)
 	tc.BatchSize = q.e.opts.BatchSize
+	tc.Pool = pool
 	s, err := op.Execute(tc, part)
 	if err != nil {
+		budget.Close()
 		return nil, err
 	}
-	return newStreamReader(q.schema, s), nil
+	r := newStreamReader(q.schema, s)
+	r.budget = budget
+	return r, nil
 }
 
 // explain renders the physical plan, root first, two spaces per level,
 // each scan followed by its pruning counters.
 func (q *sqlQuery) explain(ctx context.Context) ([]string, error) {
-	op, scans, err := q.operator(ctx, nil)
+	op, _, err := q.operator(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	_ = scans
-	return planLines(op), nil
+	return planLines(op, q.estimates(ctx, q.nodes)), nil
 }
 
 // planLines renders an operator tree, root first, two spaces per level,
-// each scan followed by its pushed filter and pruning counters.
-func planLines(op exec.Operator) []string {
+// each operator with its estimated rows (est, when known) and each scan
+// followed by its pushed filter and pruning counters.
+func planLines(op exec.Operator, est func(exec.Operator) (float64, bool)) []string {
 	var lines []string
 	var walk func(exec.Operator, int)
 	walk = func(o exec.Operator, d int) {
 		ind := strings.Repeat("  ", d)
-		lines = append(lines, ind+o.Explain())
+		line := ind + o.Explain()
 		if c, ok := o.(*physical.Counted); ok {
 			o = c.Op
 		}
+		if v, ok := est(o); ok {
+			line += fmt.Sprintf(" (est rows=%s)", fmtEst(v))
+		}
+		lines = append(lines, line)
 		if se, ok := o.(*physical.ScanExec); ok {
-			if se.Filter != "" {
+			if se.Answers != "" {
+				lines = append(lines, ind+"  pushed filter: "+se.Answers)
+			} else if se.Filter != "" {
 				lines = append(lines, ind+"  pushed filter: "+se.Filter)
 			}
-			lines = append(lines, scanStatLines(ind+"  ", se.Scan.Stats(), se.Scan.NumSplits())...)
+			lines = append(lines, scanStatLines(ind+"  ", se.Scan.Stats(), len(se.Splits()), se.Report())...)
 		}
 		for _, c := range o.Children() {
 			walk(c, d+1)
@@ -263,7 +397,18 @@ func planLines(op exec.Operator) []string {
 	return lines
 }
 
-func scanStatLines(ind string, st catalog.ScanStats, splits int) []string {
+// fmtEst renders an estimate: whole rows, at least 1.
+func fmtEst(v float64) string {
+	if v < 1 {
+		v = 1
+	}
+	if v >= 1e15 {
+		return fmt.Sprintf("%.3g", v)
+	}
+	return strconv.FormatInt(int64(v+0.5), 10)
+}
+
+func scanStatLines(ind string, st catalog.ScanStats, splits int, rd catalog.ReadReport) []string {
 	out := []string{}
 	if st.SnapshotID >= 0 {
 		out = append(out, fmt.Sprintf("%ssnapshot: %d", ind, st.SnapshotID))
@@ -272,8 +417,18 @@ func scanStatLines(ind string, st catalog.ScanStats, splits int) []string {
 		fmt.Sprintf("%ssplits: %d", ind, splits),
 		fmt.Sprintf("%smanifests: %d total, %d pruned", ind, st.ManifestsTotal, st.ManifestsPruned),
 		fmt.Sprintf("%sdata files: %d total, %d pruned by partition, %d by bucket, %d by stats", ind, st.FilesTotal, st.FilesPrunedPartition, st.FilesPrunedBucket, st.FilesPrunedStats))
-	if st.RowGroupsTotal > 0 {
-		out = append(out, fmt.Sprintf("%srow groups: %d total, %d skipped", ind, st.RowGroupsTotal, st.RowGroupsSkipped))
+	if rd.RowGroupsTotal > 0 {
+		out = append(out, fmt.Sprintf("%srow groups: %d total, %d skipped", ind, rd.RowGroupsTotal, rd.RowGroupsSkipped))
+	}
+	if st.FilesPrunedGlobalIndex > 0 {
+		out = append(out, fmt.Sprintf("%sglobal index: %d files skipped at plan", ind, st.FilesPrunedGlobalIndex))
+	}
+	if st.FilesPrunedIndex > 0 || rd.FilesSkippedIndex > 0 || rd.RowsSkippedIndex > 0 {
+		line := fmt.Sprintf("%sfile index: %d files (%d rows) skipped at plan", ind, st.FilesPrunedIndex, st.RowsPrunedIndex)
+		if st.IndexSkips != "" {
+			line += " by " + st.IndexSkips
+		}
+		out = append(out, line+fmt.Sprintf(", %d files and %d rows skipped while reading", rd.FilesSkippedIndex, rd.RowsSkippedIndex))
 	}
 	if st.DeletionVectors > 0 || st.MergedBuckets > 0 {
 		out = append(out, fmt.Sprintf("%sdeletion vectors: %d, merged buckets: %d", ind, st.DeletionVectors, st.MergedBuckets))
@@ -288,7 +443,7 @@ func (q *sqlQuery) explainAnalyze(ctx context.Context, mem memory.Allocator) ([]
 	if q.plan == nil {
 		return nil, unsupportedf("EXPLAIN ANALYZE of a statement with parameters")
 	}
-	pp := &physical.Planner{Concurrency: q.e.opts.Concurrency, Analyze: true}
+	pp := q.physical(true)
 	op, err := pp.Plan(ctx, q.plan)
 	if err != nil {
 		return nil, err
@@ -299,7 +454,8 @@ func (q *sqlQuery) explainAnalyze(ctx context.Context, mem memory.Allocator) ([]
 	if root.Partitions() > 1 {
 		root = &exec.Coalesce{Input: root}
 	}
-	tc := exec.NewTaskCtx(ctx, mem, nil, exec.NewBudget(MemoryLimitOption, q.budget))
+	tc := exec.NewTaskCtx(ctx, mem, nil, q.e.newBudget(q.budget))
+	defer tc.Budget.Close()
 	tc.BatchSize = q.e.opts.BatchSize
 	s, err := root.Execute(tc, 0)
 	if err != nil {
@@ -321,7 +477,7 @@ func (q *sqlQuery) explainAnalyze(ctx context.Context, mem memory.Allocator) ([]
 	s.Close()
 	elapsed := time.Since(start)
 	_ = scans
-	lines := planLines(op)
+	lines := planLines(op, q.estimates(ctx, pp.Nodes))
 	// actual rows after each operator line (same walk order as planLines)
 	i := 0
 	var walk func(exec.Operator)
@@ -330,7 +486,11 @@ func (q *sqlQuery) explainAnalyze(ctx context.Context, mem memory.Allocator) ([]
 			i++
 		}
 		if c, ok := o.(*physical.Counted); ok && i < len(lines) {
-			lines[i] += fmt.Sprintf(" (actual rows=%d)", c.Rows())
+			if strings.HasSuffix(lines[i], ")") && strings.Contains(lines[i], " (est rows=") {
+				lines[i] = strings.TrimSuffix(lines[i], ")") + fmt.Sprintf(", actual rows=%d)", c.Rows())
+			} else {
+				lines[i] += fmt.Sprintf(" (actual rows=%d)", c.Rows())
+			}
 		}
 		i++
 		for _, ch := range o.Children() {
@@ -350,6 +510,7 @@ type streamReader struct {
 	cur    arrow.RecordBatch
 	err    error
 	mu     sync.Mutex
+	budget *exec.Budget // closed with the stream
 }
 
 func newStreamReader(schema *arrow.Schema, s exec.Stream) *streamReader {
@@ -373,6 +534,7 @@ func (r *streamReader) Release() {
 		r.s.Close()
 		r.s = nil
 	}
+	r.budget.Close()
 }
 func (r *streamReader) Schema() *arrow.Schema { return r.schema }
 func (r *streamReader) Next() bool {
@@ -448,8 +610,13 @@ func (q *sqlQuery) pruningStats() map[string]int64 {
 		out["files_pruned_partition"] += int64(st.FilesPrunedPartition)
 		out["files_pruned_bucket"] += int64(st.FilesPrunedBucket)
 		out["files_pruned_stats"] += int64(st.FilesPrunedStats)
-		out["row_groups_total"] += int64(st.RowGroupsTotal)
-		out["row_groups_skipped"] += int64(st.RowGroupsSkipped)
+		rd := s.Report()
+		out["row_groups_total"] += rd.RowGroupsTotal
+		out["row_groups_skipped"] += rd.RowGroupsSkipped
+		out["files_pruned_index"] += int64(st.FilesPrunedIndex)
+		out["files_skipped_index"] += rd.FilesSkippedIndex
+		out["rows_skipped_index"] += st.RowsPrunedIndex + rd.RowsSkippedIndex
+		out["files_pruned_global_index"] += int64(st.FilesPrunedGlobalIndex)
 	}
 	return out
 }

@@ -76,47 +76,83 @@ func (t *changelogTable) NewScan(ctx context.Context, req catalog.ScanRequest) (
 		return nil, fmt.Errorf("%w: %v", catalog.ErrInvalid, err)
 	}
 	// The data filter prunes files only (the planner re-applies the whole
-	// filter); binlog columns are arrays, so nothing is pushed for them.
-	if req.Filter != nil && !t.binlog {
+	// filter: inexact); binlog columns are arrays, so nothing is pushed for
+	// them.
+	answers := catalog.Answers(len(req.Filters), catalog.PushdownUnsupported)
+	if len(req.Filters) > 0 && !t.binlog {
 		dataCols := map[string]bool{}
 		for _, f := range t.base.TableSchema().Fields {
 			dataCols[f.Name] = true
 		}
 		var pushed []predicate.Predicate
-		for _, c := range predicate.Split(req.Filter) {
+		for i, c := range req.Filters {
 			if predicate.OnlyColumns(c, dataCols) {
 				pushed = append(pushed, c)
+				answers[i] = catalog.PushdownInexact
 			}
 		}
 		if len(pushed) > 0 {
 			opts.Filter = predicate.NewAnd(pushed...)
 		}
 	}
-	s, err := scan.New(ctx, tbl, opts)
-	if err != nil {
+	cs := &changelogScan{t: t, cols: cols, schema: schema, req: req, answers: answers}
+	if req.Splits != nil {
+		// Splits planned before: pinned to their snapshot, not planned again.
+		for _, sp := range req.Splits {
+			if sp.Data == nil {
+				return nil, fmt.Errorf("%w: split of another kind of scan given to %s", catalog.ErrInvalid, catalog.SQLName(t.id))
+			}
+		}
+		for _, sp := range req.Splits {
+			if sp.Data.Branch == tbl.BranchName() {
+				opts.SnapshotID, opts.TagName, opts.TimestampMillis = sp.Data.SnapshotID, "", 0
+				break
+			}
+		}
+		if cs.scan, err = scan.New(ctx, tbl, opts); err != nil {
+			return nil, err
+		}
+		planned := make([]scan.PlannedSplit, len(req.Splits))
+		for i, sp := range req.Splits {
+			planned[i] = *sp.Data
+		}
+		native, err := cs.scan.Open(ctx, planned)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", catalog.SQLName(t.id), err)
+		}
+		cs.plan = &scan.Plan{Splits: native, Stats: scan.Stats{SnapshotID: cs.scan.SnapshotID()}}
+		cs.splits = req.Splits
+		return cs, nil
+	}
+	if cs.scan, err = scan.New(ctx, tbl, opts); err != nil {
 		return nil, err
 	}
-	plan, err := s.Plan(ctx)
-	if err != nil {
+	if cs.plan, err = cs.scan.Plan(ctx); err != nil {
 		return nil, err
 	}
-	return &changelogScan{t: t, scan: s, plan: plan, cols: cols, schema: schema, req: req}, nil
+	cs.splits = make([]catalog.Split, len(cs.plan.Splits))
+	for i, ps := range cs.scan.Export(cs.plan.Splits) {
+		ps := ps
+		cs.splits[i] = catalog.Split{Rows: ps.RowCount, Data: &ps}
+	}
+	return cs, nil
 }
 
 type changelogScan struct {
-	t      *changelogTable
-	scan   *scan.Scan
-	plan   *scan.Plan
-	cols   []int
-	schema *arrow.Schema
-	req    catalog.ScanRequest
+	t       *changelogTable
+	scan    *scan.Scan
+	plan    *scan.Plan
+	splits  []catalog.Split // plan.Splits as values
+	answers []catalog.FilterPushdown
+	cols    []int
+	schema  *arrow.Schema
+	req     catalog.ScanRequest
 }
 
-func (s *changelogScan) Schema() *arrow.Schema { return s.schema }
-func (s *changelogScan) FilterExact() bool     { return false }
-func (s *changelogScan) NumSplits() int        { return len(s.plan.Splits) }
-
-func (s *changelogScan) RowCount() (int64, bool) { return 0, false }
+func (s *changelogScan) Schema() *arrow.Schema              { return s.schema }
+func (s *changelogScan) Pushdown() []catalog.FilterPushdown { return s.answers }
+func (s *changelogScan) Splits() []catalog.Split            { return s.splits }
+func (s *changelogScan) RowCount() (int64, bool)            { return 0, false }
 
 func (s *changelogScan) Stats() catalog.ScanStats {
 	st := s.plan.Stats
@@ -130,30 +166,48 @@ func (s *changelogScan) Stats() catalog.ScanStats {
 		FilesPrunedStats:     st.FilesPrunedStats,
 		DeletionVectors:      st.DeletionVectors,
 		MergedBuckets:        st.MergeSplits,
+		Opened:               s.req.Splits != nil,
 	}
-	if s.req.Filter != nil {
-		out.Residual = s.req.Filter.String()
+	if f := s.req.Filter(); f != nil {
+		out.Residual = f.String()
 	}
 	return out
 }
 
+// native returns the scan.Splits of splits: this scan's own (by identity)
+// or values carried from another node (opened at their snapshot).
+func (s *changelogScan) native(ctx context.Context, splits []catalog.Split) ([]scan.Split, error) {
+	own := make(map[*scan.PlannedSplit]int, len(s.splits))
+	for i := range s.splits {
+		own[s.splits[i].Data] = i
+	}
+	out := make([]scan.Split, 0, len(splits))
+	for _, sp := range splits {
+		if sp.Data == nil {
+			return nil, fmt.Errorf("%w: split of another kind of scan given to %s", catalog.ErrInvalid, catalog.SQLName(s.t.id))
+		}
+		if i, ok := own[sp.Data]; ok {
+			out = append(out, s.plan.Splits[i])
+			continue
+		}
+		o, err := s.scan.Open(ctx, []scan.PlannedSplit{*sp.Data})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o...)
+	}
+	return out, nil
+}
+
 // Read materialises the rows of the selected splits.
-func (s *changelogScan) Read(ctx context.Context, mem memory.Allocator, splits []int) (array.RecordReader, error) {
+func (s *changelogScan) Read(ctx context.Context, splits []catalog.Split, o catalog.ReadOptions) (catalog.Reader, error) {
+	mem := o.Mem
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-	sel := make([]int, 0, len(s.plan.Splits))
-	if splits == nil {
-		for i := range s.plan.Splits {
-			sel = append(sel, i)
-		}
-	} else {
-		for _, i := range splits {
-			if i < 0 || i >= len(s.plan.Splits) {
-				return nil, fmt.Errorf("%w: split %d out of range [0, %d)", catalog.ErrInvalid, i, len(s.plan.Splits))
-			}
-			sel = append(sel, i)
-		}
+	sel, err := s.native(ctx, splits)
+	if err != nil {
+		return nil, err
 	}
 	var out []arrow.RecordBatch
 	release := func() {
@@ -162,12 +216,12 @@ func (s *changelogScan) Read(ctx context.Context, mem memory.Allocator, splits [
 		}
 	}
 	pk := len(s.t.base.TableSchema().PrimaryKeys) > 0
-	for _, i := range sel {
+	for i := range sel {
 		if err := ctx.Err(); err != nil {
 			release()
 			return nil, err
 		}
-		sp := &s.plan.Splits[i]
+		sp := &sel[i]
 		var (
 			recs []arrow.RecordBatch
 			err  error
@@ -189,7 +243,7 @@ func (s *changelogScan) Read(ctx context.Context, mem memory.Allocator, splits [
 	}
 	defer release()
 	limited := out
-	if s.req.Filter == nil && s.req.Limit >= 0 {
+	if len(s.req.Filters) == 0 && s.req.Limit >= 0 {
 		limited = nil
 		left := s.req.Limit
 		for _, r := range out {
@@ -205,7 +259,11 @@ func (s *changelogScan) Read(ctx context.Context, mem memory.Allocator, splits [
 			left -= r.NumRows()
 		}
 	}
-	return array.NewRecordReader(s.schema, limited)
+	rr, err := array.NewRecordReader(s.schema, limited)
+	if err != nil {
+		return nil, err
+	}
+	return catalog.NoReport(rr), nil
 }
 
 // readInserts reads a split through the base scan and labels rows +I.
@@ -358,7 +416,11 @@ func readFileKinds(ctx context.Context, mem memory.Allocator, t *paimon.Table, s
 			return nil, nil, fmt.Errorf("%w: %v", paimon.ErrCorrupt, err)
 		}
 	}
-	h, err := t.FileIO().Open(ctx, p)
+	fio, err := s.DataFileIO(ctx, f.SchemaID) // follows _EXTERNAL_PATH within the declared roots
+	if err != nil {
+		return nil, nil, fmt.Errorf("data file %s: %w", p, err)
+	}
+	h, err := fio.Open(ctx, p)
 	if err != nil {
 		return nil, nil, fmt.Errorf("data file %s: %w", p, err)
 	}

@@ -52,7 +52,7 @@ func newFilesView(_ context.Context, base *catalog.DataTable, id catalog.Identif
 		if err != nil {
 			return nil, err
 		}
-		rs := &rowSet{stats: catalog.ScanStats{SnapshotID: -1}}
+		rs := &rowSet{stats: catalog.ScanStats{SnapshotID: -1}, prunes: len(req.Filters) > 0}
 		if snap == nil {
 			return rs, nil
 		}
@@ -61,7 +61,7 @@ func newFilesView(_ context.Context, base *catalog.DataTable, id catalog.Identif
 		if err != nil {
 			return nil, err
 		}
-		pr := newFilesPruner(req.Filter, fr.pi)
+		pr := newFilesPruner(req.Filter(), fr.pi)
 		fs, err := t.ReadFileSet(ctx, snap, &paimon.FileSetOptions{
 			ManifestFilter: pr.keepManifest,
 			ManifestFormat: fr.latest.ManifestFormat(),

@@ -283,7 +283,7 @@ func TestFilesAndManifests(t *testing.T) {
 	leaf := func(col string, typ types.DataType, op predicate.Op, lits ...any) predicate.Predicate {
 		return &predicate.Leaf{Column: col, FieldID: files.Schema().FieldIndices(col)[0], Type: typ, Op: op, Literals: lits}
 	}
-	res, sc = read(t, files, catalog.ScanRequest{Filter: leaf("partition", types.NewString(), predicate.Eq, "{b}")})
+	res, sc = read(t, files, catalog.ScanRequest{Filters: []predicate.Predicate{leaf("partition", types.NewString(), predicate.Eq, "{b}")}})
 	if len(res.rows) != 1 || res.get(t, 0, "partition") != "{b}" {
 		t.Errorf("partition filter rows %v", res.rows)
 	}
@@ -291,13 +291,13 @@ func TestFilesAndManifests(t *testing.T) {
 		t.Errorf("partition filter stats %+v", st)
 	}
 	// pt=a: no manifest can be pruned (both hold a), the b file is pruned by entry.
-	res, sc = read(t, files, catalog.ScanRequest{Filter: leaf("partition", types.NewString(), predicate.In, "{a}", "{zz}")})
+	res, sc = read(t, files, catalog.ScanRequest{Filters: []predicate.Predicate{leaf("partition", types.NewString(), predicate.In, "{a}", "{zz}")}})
 	if len(res.rows) != 2 || sc.Stats().FilesPrunedPartition != 1 || sc.Stats().ManifestsPruned != 0 {
 		t.Errorf("partition IN rows %v stats %+v", res.rows, sc.Stats())
 	}
 	// Bucket filter.
 	b := bucketOf[3]
-	res, sc = read(t, files, catalog.ScanRequest{Filter: leaf("bucket", types.NewInt(), predicate.Eq, b)})
+	res, sc = read(t, files, catalog.ScanRequest{Filters: []predicate.Predicate{leaf("bucket", types.NewInt(), predicate.Eq, b)}})
 	for i := range res.rows {
 		if res.get(t, i, "bucket") != b {
 			t.Errorf("bucket filter returned %v", res.rows[i])

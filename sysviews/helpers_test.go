@@ -112,7 +112,7 @@ func tryRead(t *testing.T, tbl catalog.Table, req catalog.ScanRequest) (*result,
 	if err != nil {
 		return nil, nil, err
 	}
-	rr, err := sc.Read(context.Background(), mem, nil)
+	rr, err := sc.Read(context.Background(), sc.Splits(), catalog.ReadOptions{Mem: mem})
 	if err != nil {
 		return nil, sc, err
 	}

@@ -21,6 +21,8 @@ import (
 type rowSet struct {
 	rows  [][]any
 	stats catalog.ScanStats
+	// prunes: the rows were pruned with the request's filters (inexactly).
+	prunes bool
 }
 
 // planFunc computes a metadata view's rows for one scan request. It runs at
@@ -60,10 +62,11 @@ func (v *view) NewScan(ctx context.Context, req catalog.ScanRequest) (catalog.Sc
 	if err != nil {
 		return nil, err
 	}
-	if req.Filter != nil && rs.stats.Residual == "" {
-		rs.stats.Residual = req.Filter.String()
+	if f := req.Filter(); f != nil && rs.stats.Residual == "" {
+		rs.stats.Residual = f.String()
 	}
-	return &viewScan{schema: schema, full: v.schema, cols: cols, rows: rs, req: req}, nil
+	rs.stats.Opened = req.Splits != nil
+	return &viewScan{id: v.id, schema: schema, full: v.schema, cols: cols, rows: rs, req: req}, nil
 }
 
 // project resolves requested column names to indices of full.
@@ -90,6 +93,7 @@ func project(full *arrow.Schema, names []string, table string) ([]int, *arrow.Sc
 }
 
 type viewScan struct {
+	id     catalog.Identifier
 	schema *arrow.Schema
 	full   *arrow.Schema
 	cols   []int
@@ -99,32 +103,42 @@ type viewScan struct {
 
 func (s *viewScan) Schema() *arrow.Schema    { return s.schema }
 func (s *viewScan) Stats() catalog.ScanStats { return s.rows.stats }
-func (s *viewScan) FilterExact() bool        { return false }
-func (s *viewScan) NumSplits() int           { return 1 }
-func (s *viewScan) RowCount() (int64, bool)  { return s.count(), s.req.Filter == nil }
+func (s *viewScan) Splits() []catalog.Split  { return []catalog.Split{{Rows: int64(len(s.rows.rows))}} }
+func (s *viewScan) RowCount() (int64, bool)  { return s.count(), len(s.req.Filters) == 0 }
+
+// Pushdown: views whose rows are pruned by the filter ($files: partition,
+// bucket and level) answer inexact for every conjunct (the pruner uses what
+// it can); the others ignore filters.
+func (s *viewScan) Pushdown() []catalog.FilterPushdown {
+	a := catalog.PushdownUnsupported
+	if s.rows.prunes {
+		a = catalog.PushdownInexact
+	}
+	return catalog.Answers(len(s.req.Filters), a)
+}
+
 func (s *viewScan) count() int64 {
 	n := int64(len(s.rows.rows))
-	if s.req.Filter == nil && s.req.Limit >= 0 && s.req.Limit < n {
+	if len(s.req.Filters) == 0 && s.req.Limit >= 0 && s.req.Limit < n {
 		n = s.req.Limit
 	}
 	return n
 }
 
 // Read implements catalog.Scan: the single split holds every planned row.
-func (s *viewScan) Read(ctx context.Context, mem memory.Allocator, splits []int) (array.RecordReader, error) {
+func (s *viewScan) Read(ctx context.Context, splits []catalog.Split, o catalog.ReadOptions) (catalog.Reader, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	for _, sp := range splits {
-		if sp != 0 {
-			return nil, fmt.Errorf("%w: split %d out of range [0, 1)", catalog.ErrInvalid, sp)
-		}
+	if err := catalog.CheckIndexSplits(catalog.SQLName(s.id), splits, 1); err != nil {
+		return nil, err
 	}
+	mem := o.Mem
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
 	var recs []arrow.RecordBatch
-	if splits == nil || len(splits) > 0 {
+	if len(splits) > 0 {
 		rec, err := buildRecord(mem, s.schema, s.cols, s.rows.rows[:s.count()])
 		if err != nil {
 			return nil, err
@@ -132,7 +146,11 @@ func (s *viewScan) Read(ctx context.Context, mem memory.Allocator, splits []int)
 		defer rec.Release()
 		recs = []arrow.RecordBatch{rec}
 	}
-	return array.NewRecordReader(s.schema, recs)
+	rr, err := array.NewRecordReader(s.schema, recs)
+	if err != nil {
+		return nil, err
+	}
+	return catalog.NoReport(rr), nil
 }
 
 // buildRecord materialises rows (full-schema values) projected on cols.

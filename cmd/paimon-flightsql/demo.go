@@ -18,7 +18,7 @@ func init() {
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	warehouse := fs.String("warehouse", "", "warehouse `directory` to create the demo tables in")
-	scale := fs.Float64("scale", 1, "size `S` of the lineitem table: 1 → ~1M rows, 10 → ~10M")
+	scale := fs.Float64("scale", defaultDemoScale, "size `S` of the lineitem table: 1 → ~1M rows, 10 → ~10M")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: paimon-flightsql demo --warehouse W [--scale S]")
 		fs.PrintDefaults()
@@ -32,6 +32,10 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	return buildDemo(ctx, *warehouse, *scale, stderr)
 }
+
+// defaultDemoScale is the lineitem size of `demo` and of the warehouse
+// `serve --demo` builds on first run: one default for both.
+const defaultDemoScale = 0.1
 
 func buildDemo(ctx context.Context, warehouse string, scale float64, stderr io.Writer) error {
 	bar := newProgressBar(stderr, "building demo warehouse "+warehouse)

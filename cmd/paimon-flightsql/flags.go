@@ -42,7 +42,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, er
 	}
 	if err := fs.Parse(flags); err != nil {
 		if err == flag.ErrHelp {
-			return nil, errUsage
+			return nil, errHelp
 		}
 		return nil, errUsage
 	}

@@ -42,6 +42,11 @@ type inspectSnapshot struct {
 	TotalRecord int64  `json:"total_record_count"`
 	DeltaRecord int64  `json:"delta_record_count"`
 	Time        string `json:"time"`
+	// Newer snapshot fields (Paimon 1.2+ / 2.0), omitted when the file lacks them.
+	NextRowID     *int64  `json:"next_row_id,omitempty"`
+	UUID          *string `json:"uuid,omitempty"`
+	Operation     *string `json:"operation,omitempty"`
+	WriterVersion *string `json:"writer_version,omitempty"`
 }
 
 type inspectManifest struct {
@@ -54,6 +59,12 @@ type inspectManifest struct {
 	PartitionMin   []string `json:"partition_min"`
 	PartitionMax   []string `json:"partition_max"`
 	PartitionNulls []string `json:"partition_null_counts"`
+	MinBucket      *int32   `json:"min_bucket,omitempty"`
+	MaxBucket      *int32   `json:"max_bucket,omitempty"`
+	MinLevel       *int32   `json:"min_level,omitempty"`
+	MaxLevel       *int32   `json:"max_level,omitempty"`
+	MinRowID       *int64   `json:"min_row_id,omitempty"`
+	MaxRowID       *int64   `json:"max_row_id,omitempty"`
 }
 
 type inspectFile struct {
@@ -70,6 +81,15 @@ type inspectFile struct {
 	MaxSequence int64  `json:"max_sequence_number"`
 	DeleteRows  *int64 `json:"delete_row_count,omitempty"`
 	DVDeleted   *int64 `json:"deletion_vector_cardinality,omitempty"`
+	// Newer DataFileMeta fields (manifest _FILE fields 15-20).
+	FileSource         *string  `json:"file_source,omitempty"`
+	ValueStatsCols     []string `json:"value_stats_cols,omitempty"`
+	ExternalPath       *string  `json:"external_path,omitempty"`
+	FirstRowID         *int64   `json:"first_row_id,omitempty"`
+	WriteCols          []string `json:"write_cols,omitempty"`
+	WriteColsSequences []int64  `json:"write_cols_sequences,omitempty"`
+	ExtraFiles         []string `json:"extra_files,omitempty"`
+	EmbeddedIndexBytes int      `json:"embedded_file_index_bytes,omitempty"`
 }
 
 type inspectIndexFile struct {
@@ -79,6 +99,9 @@ type inspectIndexFile struct {
 	FileName  string `json:"file_name"`
 	FileSize  int64  `json:"file_size"`
 	RowCount  int64  `json:"row_count"`
+	// ExternalPath and GlobalIndex are index-manifest fields of Paimon 1.3+ / 1.4+.
+	ExternalPath *string             `json:"external_path,omitempty"`
+	GlobalIndex  *inspectGlobalIndex `json:"global_index,omitempty"`
 }
 
 type inspectTotals struct {
@@ -137,7 +160,8 @@ func buildInspect(ctx context.Context, t *paimon.Table, snapshotID int64) (*insp
 	for _, s := range snaps {
 		rep.Snapshots = append(rep.Snapshots, inspectSnapshot{ID: s.ID, SchemaID: s.SchemaID, Kind: string(s.CommitKind),
 			TotalRecord: s.TotalRecordCount, DeltaRecord: s.DeltaRecordCount,
-			Time: time.UnixMilli(s.TimeMillis).UTC().Format(time.RFC3339Nano)})
+			Time:      time.UnixMilli(s.TimeMillis).UTC().Format(time.RFC3339Nano),
+			NextRowID: s.NextRowID, UUID: s.UUID, Operation: s.Operation, WriterVersion: s.WriterVersion})
 	}
 	var snap *paimon.Snapshot
 	if snapshotID != 0 {
@@ -184,7 +208,8 @@ func buildInspect(ctx context.Context, t *paimon.Table, snapshotID int64) (*insp
 	}
 	for i, m := range fset.Manifests {
 		im := inspectManifest{List: "delta", FileName: m.FileName, FileSize: m.FileSize, AddedFiles: m.NumAddedFiles,
-			DeletedFiles: m.NumDeletedFiles, SchemaID: m.SchemaID}
+			DeletedFiles: m.NumDeletedFiles, SchemaID: m.SchemaID, MinBucket: m.MinBucket, MaxBucket: m.MaxBucket,
+			MinLevel: m.MinLevel, MaxLevel: m.MaxLevel, MinRowID: m.MinRowID, MaxRowID: m.MaxRowID}
 		if i < nBase {
 			im.List = "base"
 		}
@@ -205,7 +230,8 @@ func buildInspect(ctx context.Context, t *paimon.Table, snapshotID int64) (*insp
 	for _, e := range fset.IndexEntries {
 		pp := renderPartition(partFields, partTypes, e.Partition, popts)
 		rep.IndexFiles = append(rep.IndexFiles, inspectIndexFile{Partition: pp, Bucket: e.Bucket, Type: e.IndexFile.IndexType,
-			FileName: e.IndexFile.FileName, FileSize: e.IndexFile.FileSize, RowCount: e.IndexFile.RowCount})
+			FileName: e.IndexFile.FileName, FileSize: e.IndexFile.FileSize, RowCount: e.IndexFile.RowCount,
+			ExternalPath: e.IndexFile.ExternalPath, GlobalIndex: newInspectGlobalIndex(e.IndexFile.GlobalIndex)})
 		for _, r := range e.IndexFile.DVRanges {
 			c := int64(-1)
 			if r.Cardinality != nil {
@@ -223,7 +249,17 @@ func buildInspect(ctx context.Context, t *paimon.Table, snapshotID int64) (*insp
 	for _, e := range fset.Entries {
 		f := inspectFile{Partition: renderPartition(partFields, partTypes, e.Partition, popts), Bucket: e.Bucket, Level: e.File.Level,
 			FileName: e.File.FileName, RowCount: e.File.RowCount, FileSize: e.File.FileSize, SchemaID: e.File.SchemaID,
-			MinSequence: e.File.MinSequenceNumber, MaxSequence: e.File.MaxSequenceNumber, DeleteRows: e.File.DeleteRowCount}
+			MinSequence: e.File.MinSequenceNumber, MaxSequence: e.File.MaxSequenceNumber, DeleteRows: e.File.DeleteRowCount,
+			ValueStatsCols: e.File.ValueStatsCols, ExternalPath: e.File.ExternalPath, FirstRowID: e.File.FirstRowID,
+			WriteCols: e.File.WriteCols, WriteColsSequences: e.File.WriteColsSequences, ExtraFiles: e.File.ExtraFiles,
+			EmbeddedIndexBytes: len(e.File.EmbeddedIndex)}
+		if e.File.FileSource != nil {
+			src := "APPEND"
+			if *e.File.FileSource == paimon.FileSourceCompact {
+				src = "COMPACT"
+			}
+			f.FileSource = &src
+		}
 		if len(keyTypes) > 0 {
 			if v, err := binrow.Deserialize(keyTypes, e.File.MinKey); err == nil {
 				f.MinKey = strings.Join(formatValues(v), ",")
@@ -245,6 +281,23 @@ func buildInspect(ctx context.Context, t *paimon.Table, snapshotID int64) (*insp
 		rep.Totals.Bytes += e.File.FileSize
 	}
 	return rep, nil
+}
+
+// inspectGlobalIndex is IndexFileMeta._GLOBAL_INDEX as inspect --json shows it.
+type inspectGlobalIndex struct {
+	RowRangeStart  int64   `json:"row_range_start"`
+	RowRangeEnd    int64   `json:"row_range_end"`
+	IndexFieldID   int32   `json:"index_field_id"`
+	ExtraFieldIDs  []int32 `json:"extra_field_ids,omitempty"`
+	IndexMetaBytes int     `json:"index_meta_bytes,omitempty"`
+}
+
+func newInspectGlobalIndex(g *paimon.GlobalIndexMeta) *inspectGlobalIndex {
+	if g == nil {
+		return nil
+	}
+	return &inspectGlobalIndex{RowRangeStart: g.RowRangeStart, RowRangeEnd: g.RowRangeEnd, IndexFieldID: g.IndexFieldID,
+		ExtraFieldIDs: g.ExtraFieldIDs, IndexMetaBytes: len(g.IndexMeta)}
 }
 
 func renderPartition(fields []types.DataField, ts []types.DataType, b []byte, opts partition.Options) string {

@@ -17,8 +17,11 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
+	"unicode"
+	"unicode/utf8"
 )
 
 // command is one subcommand.
@@ -50,6 +53,10 @@ func usage(w io.Writer) {
 // errUsage marks an error already explained by a usage message.
 var errUsage = errors.New("usage")
 
+// errHelp marks a -h/--help request: the usage went out and the command
+// exits 0.
+var errHelp = errors.New("help")
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -71,10 +78,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := cmd.run(ctx, args[1:], stdout, stderr); err != nil {
+		if errors.Is(err, errHelp) {
+			return 0
+		}
 		if errors.Is(err, errUsage) {
 			return 2
 		}
-		fmt.Fprintf(stderr, "paimon-flightsql %s: %v\n", args[0], err)
+		fmt.Fprintf(stderr, "paimon-flightsql %s: %s\n", args[0], printable(err.Error()))
 		return 1
 	}
 	return 0
@@ -92,4 +102,36 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// printable escapes what a terminal should not receive raw: invalid UTF-8
+// as \xNN and non-printable runes strconv.Quote-style (\x00, \u200b);
+// newlines and tabs stay (messages may span lines). Error messages can
+// carry bytes of damaged files.
+func printable(s string) string {
+	ok := true
+	for _, r := range s {
+		if r == utf8.RuneError || (!unicode.IsPrint(r) && r != '\n' && r != '\t') {
+			ok = false
+			break
+		}
+	}
+	if ok {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case r == '\n' || r == '\t' || unicode.IsPrint(r):
+			b.WriteString(s[i : i+n])
+		default:
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += n
+	}
+	return b.String()
 }

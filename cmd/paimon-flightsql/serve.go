@@ -33,11 +33,15 @@ const version = "0.1.0"
 // NewFlightServer builds the Flight SQL server over a catalog: the planner as
 // engine, Paimon's corrupt-data errors mapped to DataLoss.
 func NewFlightServer(cfg flightsql.Config, cat catalog.Catalog) (*flightsql.Server, error) {
+	return newFlightServer(cfg, cat, planner.Options{})
+}
+
+func newFlightServer(cfg flightsql.Config, cat catalog.Catalog, popts planner.Options) (*flightsql.Server, error) {
 	cfg.ErrorCodes = append(cfg.ErrorCodes, flightsql.ErrorCode{Err: paimon.ErrCorrupt, Code: codes.DataLoss})
 	if cfg.ServerVersion == "" {
 		cfg.ServerVersion = version
 	}
-	return flightsql.NewServer(cfg, flightsql.PlannerEngine(planner.New(cat, planner.Options{})), cat)
+	return flightsql.NewServer(cfg, flightsql.PlannerEngine(planner.New(cat, popts)), cat)
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -45,7 +49,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	warehouse := fs.String("warehouse", "", "warehouse `directory` to serve")
 	demo := fs.Bool("demo", false, "serve the demo warehouse (built on first run in --data-dir)")
 	dataDir := fs.String("data-dir", defaultDemoDir(), "`directory` of the demo warehouse")
-	demoScale := fs.Float64("demo-scale", 0.1, "lineitem size of a newly built demo warehouse (1 → ~1M rows)")
+	demoScale := fs.Float64("demo-scale", defaultDemoScale, "lineitem size of a newly built demo warehouse (1 → ~1M rows)")
 	listen := fs.String("listen", "127.0.0.1:32010", "listen `address`")
 	noAuth := fs.Bool("no-auth", false, "accept every client without authentication (default when listening on loopback without --users)")
 	users := fs.String("users", "", "users `file`: lines of user:bcrypt-hash[:readonly]")
@@ -61,6 +65,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	clientCA := fs.String("tls-client-ca", "", "CA `file` for client certificates (enables mTLS)")
 	metrics := fs.String("metrics", "", "serve Prometheus metrics on this `address` (e.g. 127.0.0.1:9090)")
 	timeout := fs.Duration("query-timeout", 0, "per-query `timeout` (0 = none)")
+	maxEndpoints := fs.Int("max-endpoints", 0, "at most `N` endpoints per result (0 = one per partition); results under --endpoint-mib get one")
+	endpointMiB := fs.Int64("endpoint-mib", flightsql.DefaultEndpointBytes>>20, "estimated result `MiB` per endpoint: smaller results get one endpoint (-1 = one per partition)")
+	shutdownTimeout := fs.Duration("shutdown-timeout", 10*time.Second, "on SIGTERM/SIGINT, drain running queries for this `long`, then cancel them and exit")
+	maxQueries := fs.Int("max-concurrent-queries", 0, "statements planned or streamed at once; others queue (0 = max(8, 4×CPUs), -1 = unlimited)")
+	queueTimeout := fs.Duration("queue-timeout", 30*time.Second, "how `long` a statement waits for a slot before failing with RESOURCE_EXHAUSTED")
+	memLimit := fs.String("memory-limit", "", "server-wide `size` (e.g. 1GiB) that the memory budgets of all queries draw from (default: half of the machine's or cgroup's memory; 0 = none)")
+	maxStmt := fs.Int("max-statement-bytes", 0, "longest SQL text accepted, in `bytes` (0 = 4 MiB, -1 = unlimited)")
+	maxDepth := fs.Int("max-expression-depth", 0, "longest run of prefix operators (NOT, -, ~) nested without parentheses (0 = 256, -1 = unlimited; parentheses are capped at 190 levels)")
 	catOpts := kvFlag{}
 	fs.Var(catOpts, "catalog-option", "catalog option `key=value`; repeatable")
 	fs.Usage = func() {
@@ -94,6 +106,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Addr: *listen, UsersFile: *users, NoAuth: *noAuth,
 		TLSCertFile: *tlsCert, TLSKeyFile: *tlsKey, ClientCAFile: *clientCA,
 		MetricsAddr: *metrics, QueryTimeout: *timeout, Logger: logger,
+		MaxEndpoints: *maxEndpoints, EndpointBytes: *endpointMiB << 20,
+		MaxConcurrentQueries: *maxQueries, QueueTimeout: *queueTimeout,
 		ReloadInterval: *reload,
 	}
 	if *oidcIssuer != "" {
@@ -109,6 +123,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	} else if *jwksURL != "" || *oidcAudience != "" || *oidcROClaim != "" {
 		return errors.New("--jwks-url, --oidc-audience and --oidc-readonly-claim need --oidc-issuer")
 	}
+	if *maxEndpoints < 0 {
+		return errors.New("--max-endpoints must be 0 or positive")
+	}
+	budget, err := serverMemoryBudget(*memLimit)
+	if err != nil {
+		return err
+	}
+	popts := planner.Options{MaxStatementBytes: *maxStmt, MaxExpressionDepth: *maxDepth, Memory: budget}
 	if *keyFile != "" {
 		cfg.TokenKeyFile = *keyFile
 	} else {
@@ -124,7 +146,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		cfg.NoAuth = true
 		logger.Warn("no --users file: authentication disabled (loopback only)")
 	}
-	srv, err := NewFlightServer(cfg, cat)
+	srv, err := newFlightServer(cfg, cat, popts)
 	if err != nil {
 		return err
 	}
@@ -134,18 +156,25 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	stopHUP := reloadOnSIGHUP(srv, logger) // before the banner: once it is out, SIGHUP is safe
 	defer stopHUP()
-	logger.Info("serving Flight SQL", "warehouse", dir, "listen", lis.Addr().String(), "tls", *tlsCert != "")
-	fmt.Fprintf(stdout, "paimon-flightsql serving %s on grpc://%s\n", dir, lis.Addr())
+	scheme := "grpc"
+	if *tlsCert != "" {
+		scheme = "grpc+tls"
+	}
+	logger.Info("serving Flight SQL", "warehouse", dir, "listen", lis.Addr().String(), "tls", *tlsCert != "", "memory_limit", budget.Limit())
+	fmt.Fprintf(stdout, "paimon-flightsql serving %s on %s://%s\n", dir, scheme, lis.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(lis) }()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		sctx, cancel := context.WithTimeout(context.Background(), *shutdownTimeout)
 		defer cancel()
-		logger.Info("shutting down")
-		return srv.Shutdown(sctx)
+		logger.Info("shutting down", "drain", shutdownTimeout.String())
+		if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		return nil
 	}
 }
 

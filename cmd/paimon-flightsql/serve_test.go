@@ -88,3 +88,28 @@ func TestServeRefusesOpenNetworkWithoutAuth(t *testing.T) {
 		t.Fatalf("exit %d, %q", code, errs)
 	}
 }
+
+// Every command answers -h and --help with its usage and exit status 0.
+func TestHelpExitsZero(t *testing.T) {
+	for name := range commands {
+		for _, h := range []string{"-h", "--help"} {
+			var out, errb strings.Builder
+			if code := run(context.Background(), []string{name, h}, &out, &errb); code != 0 {
+				t.Errorf("%s %s: exit %d, stderr %q", name, h, code, errb.String())
+			}
+			if !strings.Contains(errb.String(), "usage:") {
+				t.Errorf("%s %s: no usage printed: %q", name, h, errb.String())
+			}
+		}
+	}
+	for _, h := range []string{"-h", "--help", "help"} {
+		var out, errb strings.Builder
+		if code := run(context.Background(), []string{h}, &out, &errb); code != 0 {
+			t.Errorf("%s: exit %d", h, code)
+		}
+	}
+	var out, errb strings.Builder
+	if code := run(context.Background(), []string{"serve", "--no-such-flag"}, &out, &errb); code != 2 {
+		t.Errorf("bad flag: exit %d, want 2", code)
+	}
+}

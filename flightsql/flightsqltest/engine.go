@@ -201,7 +201,7 @@ func (s *stmt) NumPartitions() int {
 	if s.scan == nil || s.ordered {
 		return 1
 	}
-	return max(s.scan.NumSplits(), 1)
+	return max(len(s.scan.Splits()), 1)
 }
 
 func (s *stmt) Ordered() bool { return s.ordered }
@@ -254,11 +254,15 @@ func (s *stmt) Execute(ctx context.Context, mem memory.Allocator, params []any, 
 	if err != nil {
 		return nil, err
 	}
-	var splits []int
+	splits := s.scan.Splits()
 	if !s.ordered {
-		splits = []int{part}
+		if part < len(splits) {
+			splits = splits[part : part+1]
+		} else {
+			splits = nil
+		}
 	}
-	src, err := s.scan.Read(ctx, mem, splits)
+	src, err := s.scan.Read(ctx, splits, catalog.ReadOptions{Mem: mem})
 	if err != nil {
 		return nil, err
 	}
@@ -319,7 +323,7 @@ func (s *stmt) ExecuteUpdate(ctx context.Context, params []any) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	rdr, err := s.scan.Read(ctx, memory.DefaultAllocator, nil)
+	rdr, err := s.scan.Read(ctx, s.scan.Splits(), catalog.ReadOptions{Mem: memory.DefaultAllocator})
 	if err != nil {
 		return 0, err
 	}

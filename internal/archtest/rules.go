@@ -32,6 +32,7 @@ func RepoConfig() Config {
 			"internal/rowfmt":   layerLeaf, // Arrow rows as JSON/CSV/text; imports only Arrow; used by cmd and tests
 			"internal/testutil": layerLeaf, // test helpers (fixtures, checked allocators); test-only
 			"internal/archtest": layerLeaf, // this lint; imports only the standard library
+			"internal/panics":   layerLeaf, // recovered panics as errors; imports only the standard library
 			"internal/metrics":  layerLeaf, // process-wide Prometheus metrics (queue, memory, spills); imports only client_golang
 			"deletion":          layerDeletion,
 			"paimon":            layerPaimon,
@@ -65,6 +66,7 @@ func RepoConfig() Config {
 				"paimon/partition": 2, // predicate, types
 				"paimon/arrowrow":  2, // predicate
 				"paimon/format":    2, // predicate, types (and orc)
+				"paimon/fileindex": 2, // predicate, types (file-index decoders; roaring, xxhash)
 				// 3
 				"paimon/scan":  3, // paimon, arrowrow, binrow, format, partition, predicate, types (and deletion, internal/bufpool)
 				"paimon/write": 3, // paimon, arrowrow, binrow, fileio, format, partition, predicate, types (and deletion)

@@ -22,7 +22,11 @@ const (
 	// ValueKindFieldID is the id of _VALUE_KIND.
 	ValueKindFieldID = 2147483645
 
+	// RowIDFieldID is the id of _ROW_ID (row tracking, SpecialFields.ROW_ID).
+	RowIDFieldID = 2147483642
+
 	KeyFieldPrefix          = "_KEY_"
+	RowIDFieldName          = "_ROW_ID"
 	SequenceNumberFieldName = "_SEQUENCE_NUMBER"
 	ValueKindFieldName      = "_VALUE_KIND"
 )
@@ -38,6 +42,25 @@ func ValueKindField() types.DataField {
 	return types.DataField{ID: ValueKindFieldID, Name: ValueKindFieldName, Type: types.NewTinyInt().NotNull()}
 }
 
+// RowIDField is the _ROW_ID column of a row-tracking table, as read from a
+// data file: nullable BIGINT, all NULL when the file does not store it (the
+// reader then derives it from the file's first row id and the row position).
+func RowIDField() types.DataField {
+	return types.DataField{ID: RowIDFieldID, Name: RowIDFieldName, Type: types.NewBigInt()}
+}
+
+// RowTrackingSequenceField is the _SEQUENCE_NUMBER column of a row-tracking
+// table, as read from a data file: nullable BIGINT, all NULL when the file
+// does not store it (unlike SequenceNumberField, whose absence is an error).
+func RowTrackingSequenceField() types.DataField {
+	return types.DataField{ID: SequenceNumberFieldID, Name: SequenceNumberFieldName, Type: types.NewBigInt()}
+}
+
+// isRowTrackingField reports whether fd is RowIDField or RowTrackingSequenceField.
+func isRowTrackingField(fd types.DataField) bool {
+	return fd.ID == RowIDFieldID || (fd.ID == SequenceNumberFieldID && fd.Type.Nullable)
+}
+
 // KeyField is the _KEY_<name> system column of primary-key field pk (the
 // field as declared in the table's current schema). When a file has no _KEY_
 // columns (data-file.thin-mode) the reader falls back to the value column.
@@ -47,7 +70,7 @@ func KeyField(pk types.DataField) types.DataField {
 
 // IsSystemFieldID reports whether id is a _KEY_, _SEQUENCE_NUMBER or _VALUE_KIND id.
 func IsSystemFieldID(id int) bool {
-	return id == SequenceNumberFieldID || id == ValueKindFieldID || (id >= KeyFieldIDStart && id < ValueKindFieldID)
+	return id == SequenceNumberFieldID || id == ValueKindFieldID || (id >= KeyFieldIDStart && id < RowIDFieldID)
 }
 
 // TimestampUnit is the Arrow unit used for a TIMESTAMP / TIMESTAMP_LTZ of the

@@ -114,6 +114,9 @@ func (f *ORCFile) resolve(fd types.DataField) (column, error) {
 		return false
 	}
 	switch {
+	case isRowTrackingField(fd): // row tracking: stored by compaction, else NULL
+		byName(fd.Name)
+		return c, nil
 	case fd.ID == SequenceNumberFieldID || fd.ID == ValueKindFieldID:
 		if !byName(fd.Name) {
 			return c, fmt.Errorf("orc file %s has no %s column (not a primary-key data file?)", f.name, fd.Name)

@@ -156,6 +156,9 @@ func (f *ParquetFile) resolve(fd types.DataField) (column, error) {
 		return false
 	}
 	switch {
+	case isRowTrackingField(fd): // row tracking: stored by compaction, else NULL
+		byName(fd.Name)
+		return c, nil
 	case fd.ID == SequenceNumberFieldID || fd.ID == ValueKindFieldID:
 		if !byName(fd.Name) {
 			return c, fmt.Errorf("parquet file %s has no %s column (not a primary-key data file?)", f.name, fd.Name)
@@ -216,6 +219,9 @@ func (f *ParquetFile) Read(ctx context.Context, opts ReadOptions) (_ RecordReade
 	}
 	if st, ok := f.useFast(opts, cols); ok {
 		return f.newFastReader(ctx, st, opts, mem, cols, rgs, batch, filterCols), nil
+	}
+	if rd, ok, err := f.readInt96Mixed(ctx, opts, mem, cols, rgs, batch); ok {
+		return rd, err
 	}
 	var leaves []int
 	for top := range f.leaves {

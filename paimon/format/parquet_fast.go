@@ -47,6 +47,7 @@ const (
 	fkBytes             // BYTE_ARRAY → String / Binary
 	fkFLBADec           // FIXED_LEN_BYTE_ARRAY → Decimal128
 	fkFLBA              // FIXED_LEN_BYTE_ARRAY → FixedSizeBinary
+	fkInt96             // INT96 → Timestamp(ns), negative nanos-of-day allowed (int96.go)
 )
 
 // fastCol is the fast-path plan of one top-level Parquet field.
@@ -179,6 +180,10 @@ func planColumn(sc *schema.Schema, sf *pqarrow.SchemaField, pf *pgo.File) *fastC
 		switch id {
 		case arrow.STRING, arrow.BINARY:
 			fc.kind = fkBytes
+		}
+	case parquet.Types.Int96:
+		if fc.pkind == pgo.Int96 && id == arrow.TIMESTAMP && fc.typ.(*arrow.TimestampType).Unit == arrow.Nanosecond {
+			fc.kind = fkInt96
 		}
 	case parquet.Types.FixedLenByteArray:
 		if fc.pkind != pgo.FixedLenByteArray {
@@ -422,6 +427,8 @@ func (c *colCursor) valuesLen(v encoding.Values, nonNull int) (int, error) {
 		want = encoding.ByteArray
 	case pgo.FixedLenByteArray:
 		want = encoding.FixedLenByteArray
+	case pgo.Int96:
+		want = encoding.Int96
 	}
 	if v.Kind() != want {
 		if v.Size() == 0 && nonNull == 0 {
@@ -449,6 +456,8 @@ func (c *colCursor) valuesLen(v encoding.Values, nonNull int) (int, error) {
 			return 0, fmt.Errorf("column %s: byte array offsets beyond page data", c.name)
 		}
 		return len(offs) - 1, nil
+	case encoding.Int96:
+		return len(v.Int96()), nil
 	case encoding.FixedLenByteArray:
 		data, size := v.FixedLenByteArray()
 		if size != c.fc.width {
@@ -474,6 +483,8 @@ func emptyValues(k pgo.Kind, width int) encoding.Values {
 		return encoding.DoubleValues(nil)
 	case pgo.ByteArray:
 		return encoding.ByteArrayValues(nil, []uint32{0})
+	case pgo.Int96:
+		return encoding.Int96Values(nil)
 	}
 	return encoding.FixedLenByteArrayValues(nil, width)
 }
@@ -721,6 +732,29 @@ func (c *colCursor) materialise(mem memory.Allocator, m, nulls int) (arr arrow.A
 					continue
 				}
 				v, err := beDecimal(get(x))
+				if err != nil {
+					return nil, fmt.Errorf("column %s: %w", c.name, err)
+				}
+				dst[p.out0+i] = v
+			}
+		}
+		d = array.NewData(fc.typ, m, []*memory.Buffer{valid, vals}, nil, nulls, 0)
+	case fkInt96:
+		vals := newBuf(mem, m*8)
+		bufs = append(bufs, vals)
+		dst := arrow.Int64Traits.CastFromBytes(vals.Bytes())
+		for _, p := range c.plans {
+			src := p.ps.src.Int96()
+			for i := 0; i < p.k; i++ {
+				x := p.v0 + i
+				if !p.contig {
+					x = int(p.pos[i])
+				}
+				if x < 0 {
+					dst[p.out0+i] = 0
+					continue
+				}
+				v, err := int96Nanos(src[x])
 				if err != nil {
 					return nil, fmt.Errorf("column %s: %w", c.name, err)
 				}

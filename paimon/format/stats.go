@@ -162,28 +162,44 @@ func floorDiv(a, b int64) int64 {
 func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
 
 // evolveLiteral converts a statistics literal of the file's type to the
-// current type, for the widenings the reader casts; false drops the bound.
+// current type, for the casts that are exact and order-preserving on every
+// value (widenings); any other change (Java's narrowing casts wrap, round,
+// cut or pad values) drops the bound.
 func evolveLiteral(v predicate.Literal, from, to types.DataType) (predicate.Literal, bool) {
-	isInt := func(r types.Root) bool {
-		return r == types.TinyInt || r == types.SmallInt || r == types.Int || r == types.BigInt
+	intRank := func(r types.Root) int {
+		switch r {
+		case types.TinyInt:
+			return 1
+		case types.SmallInt:
+			return 2
+		case types.Int:
+			return 3
+		case types.BigInt:
+			return 4
+		}
+		return 0
 	}
+	fr, tr := intRank(from.Root), intRank(to.Root)
 	switch {
-	case from.Root == to.Root:
+	case from.Equal(to.WithNullable(from.Nullable)):
 		return v, true
-	case isInt(from.Root) && isInt(to.Root):
+	case fr > 0 && tr >= fr:
 		return v, true
-	case isInt(from.Root) && (to.Root == types.Float || to.Root == types.Double):
+	case fr > 0 && fr <= 3 && to.Root == types.Double, fr > 0 && fr <= 2 && to.Root == types.Float:
 		return float64(v.(int64)), true
 	case from.Root == types.Float && to.Root == types.Double:
 		return v, true
-	case isInt(from.Root) && to.Root == types.Decimal:
+	case fr > 0 && to.Root == types.Decimal:
+		// Values that do not fit become NULL (Java): the bounds stay valid.
 		return predicate.Decimal{Unscaled: big.NewInt(v.(int64))}, true
-	case from.IsString() && to.IsString():
-		return v, true
-	case from.IsBinary() && to.IsBinary():
-		return v, true
-	case (from.Root == types.Timestamp || from.Root == types.TimestampLTZ) && (to.Root == types.Timestamp || to.Root == types.TimestampLTZ):
-		return v, from.Root == to.Root
+	case from.Root == types.Decimal && to.Root == types.Decimal:
+		return v, to.Scale >= from.Scale && to.Precision-to.Scale >= from.Precision-from.Scale
+	case from.IsString() && to.Root == types.VarChar:
+		return v, to.Length >= from.Length
+	case from.IsBinary() && to.Root == types.VarBinary:
+		return v, to.Length >= from.Length && from.Root != types.Blob
+	case from.Root == to.Root && (from.Root == types.Timestamp || from.Root == types.TimestampLTZ):
+		return v, to.Precision >= from.Precision
 	}
 	return nil, false
 }

@@ -24,7 +24,11 @@ type Split struct {
 	Deletions map[string]DeletionFile
 	// Merge is true when the files must be merged by key (merge-on-read).
 	Merge bool
-	// RowCount is the sum of the files' row counts (before merging and deletions).
+	// Evolution is true when the files are one data-evolution group: files
+	// sharing row ids, merged column-wise (evolution.go).
+	Evolution bool
+	// RowCount is the sum of the files' row counts (before merging and
+	// deletions); for an Evolution split, the group's row count.
 	RowCount int64
 	// owner is the scan of another branch for splits taken from the table's
 	// scan.fallback-branch; nil for the scan's own splits.
@@ -66,6 +70,13 @@ type Stats struct {
 	FilesSkippedLevel    int // level-0 files invisible to batch reads, or below the top level for $ro
 	DeletionVectors      int
 	MergeSplits          int
+
+	// FilesPrunedIndex counts files whose embedded file index proved that no
+	// row matches, FilesPrunedGlobalIndex those whose row-id range a global
+	// index proved has no match (RowsPrunedIndex: the rows of both).
+	FilesPrunedIndex       int
+	FilesPrunedGlobalIndex int
+	RowsPrunedIndex        int64
 }
 
 // Plan is the result of planning.
@@ -77,6 +88,10 @@ type Plan struct {
 	// from the manifest cache (paimon.DefaultManifestCache) instead of their
 	// files; the Stats are the same either way.
 	ManifestsCached int
+	// IndexSkipsByType credits, per file-index type ("bitmap", "bsi",
+	// "bloom-filter", "range-bitmap"), the files of Stats.FilesPrunedIndex
+	// its answer took part in skipping; nil when none.
+	IndexSkipsByType map[string]int
 }
 
 // RowCount returns the number of rows the plan returns and whether that is
@@ -88,6 +103,13 @@ func (p *Plan) RowCount(filter predicate.Predicate) (int64, bool) {
 	for _, sp := range p.Splits {
 		if sp.Merge {
 			exact = false
+		}
+		if sp.Evolution {
+			n += sp.RowCount
+			if len(sp.Deletions) > 0 {
+				exact = false
+			}
+			continue
 		}
 		for _, f := range sp.Files {
 			n += f.RowCount
@@ -163,6 +185,10 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 	p.Stats.FilesPrunedBucket = pl.prunedBucket
 	p.Stats.FilesSkippedLevel = pl.skippedLevel
 	p.Stats.FilesTotal = len(fs.Entries) - pl.skippedLevel + fs.PartitionSkipped
+	globalSkip, err := s.globalIndexSkips(ctx, fs.IndexEntries, fs.Entries)
+	if err != nil {
+		return nil, err
+	}
 	for _, k := range order {
 		entries := groups[k]
 		// Key statistics are exact bounds of each file's keys: safe to prune by
@@ -181,6 +207,22 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 					return nil, err
 				}
 			}
+			if ok && globalSkip[e.File.FileName] {
+				p.Stats.FilesPrunedGlobalIndex++
+				p.Stats.RowsPrunedIndex += e.File.RowCount
+				continue
+			}
+			if ok && s.info.valueStatsOK {
+				skip, err := pl.embeddedIndexSkips(ctx, &e)
+				if err != nil {
+					return nil, err
+				}
+				if skip {
+					p.Stats.FilesPrunedIndex++
+					p.Stats.RowsPrunedIndex += e.File.RowCount
+					continue
+				}
+			}
 			if ok {
 				kept = append(kept, e)
 			} else {
@@ -190,7 +232,7 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 		if len(kept) == 0 {
 			continue
 		}
-		if !s.info.valueStatsOK && s.info.mergeEngine == Deduplicate && s.opts.Filter != nil && !s.opts.NoPruning {
+		if !s.info.valueStatsOK && !s.info.noValueStats && s.info.mergeEngine == Deduplicate && s.opts.Filter != nil && !s.opts.NoPruning {
 			any := false
 			for _, e := range kept {
 				ok, err := pl.valueStatsMayMatch(ctx, &e)
@@ -212,15 +254,61 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 			return nil, err
 		}
 		merge := s.info.pk && !s.opts.ReadOptimized && !rawConvertible(s.info, kept)
+		if merge && s.info.clusteringOverride {
+			return nil, fmt.Errorf("%w: table %s has pk-clustering-override=true (files sorted by clustering.columns, not by key) and bucket %d needs a merge-on-read by key; only reads where deletion vectors or first-row make every row final are supported",
+				paimon.ErrUnsupported, s.table.Path(), k.bucket)
+		}
 		if merge {
 			sp := Split{Partition: partVals, PartitionBytes: kept[0].Partition, Bucket: k.bucket, Merge: true}
 			for _, e := range kept {
 				sp.Files = append(sp.Files, e.File)
 				sp.RowCount += e.File.RowCount
+				// deletion-vectors.merge-on-read: the merge reads every level,
+				// each file without the rows its deletion vector marks.
+				if d, ok := dvs[dvKey{string(e.Partition), e.Bucket, e.File.FileName}]; ok {
+					if sp.Deletions == nil {
+						sp.Deletions = map[string]DeletionFile{}
+					}
+					sp.Deletions[e.File.FileName] = d
+					p.Stats.DeletionVectors++
+				}
 			}
 			p.Splits = append(p.Splits, sp)
 			p.Stats.MergeSplits++
 			continue
+		}
+		if s.info.evolution {
+			groups, err := evolutionGroups(kept)
+			if err != nil {
+				return nil, err
+			}
+			kept = kept[:0:0]
+			for _, g := range groups {
+				ok, err := pl.groupStatsMayMatch(ctx, g)
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					p.Stats.FilesPrunedStats += len(g)
+					continue
+				}
+				if len(g) == 1 && !isBlobFile(g[0].File.FileName) {
+					kept = append(kept, g[0]) // a group of one file reads raw
+					continue
+				}
+				_, rows := groupRange(g)
+				sp := Split{Partition: partVals, PartitionBytes: g[0].Partition, Bucket: g[0].Bucket, Evolution: true, RowCount: rows}
+				for _, e := range g {
+					sp.Files = append(sp.Files, e.File)
+					if d, ok := dvs[dvKey{string(e.Partition), e.Bucket, e.File.FileName}]; ok {
+						if sp.Deletions == nil {
+							sp.Deletions = map[string]DeletionFile{}
+						}
+						sp.Deletions[e.File.FileName] = d
+					}
+				}
+				p.Splits = append(p.Splits, sp)
+			}
 		}
 		// Raw files: one split per file so reads parallelise across files and
 		// Flight endpoints.
@@ -233,6 +321,9 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 			}
 			p.Splits = append(p.Splits, sp)
 		}
+	}
+	if len(pl.indexSkipsByType) > 0 {
+		p.IndexSkipsByType = pl.indexSkipsByType
 	}
 	if err := s.planFallback(ctx, p, allParts); err != nil {
 		return nil, err
@@ -350,7 +441,9 @@ func (s *Scan) bucketDir(partBytes []byte, bucket int32) (string, error) {
 	if bucket == -2 {
 		b = "bucket-postpone"
 	}
-	return path.Join(s.table.Path(), rel, b), nil
+	// data-file.path-directory puts data files under a sub-directory of the
+	// table (Java DataFilePathFactory).
+	return path.Join(s.table.Path(), s.schema.Option(paimon.OptDataFilePathDirectory, ""), rel, b), nil
 }
 
 // DataFilePath is the FileIO path of a data file of the split.
@@ -378,8 +471,10 @@ func (s *Scan) fileSchema(ctx context.Context, id int64) ([]types.DataField, err
 	}
 	if s.schemas == nil {
 		s.schemas = map[int64][]types.DataField{}
+		s.extOpts = map[int64]string{}
 	}
 	s.schemas[id] = sc.Fields
+	s.extOpts[id] = sc.Option(paimon.OptDataFileExternalPaths, "")
 	return sc.Fields, nil
 }
 

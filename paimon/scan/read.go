@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -19,6 +20,8 @@ import (
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/format"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
+
+	"github.com/paimon-flightsql/paimon-flightsql/internal/panics"
 )
 
 // ReadStats are counters filled in while reading.
@@ -27,6 +30,11 @@ type ReadStats struct {
 	RowGroupsSkipped atomic.Int64
 	RowsDeleted      atomic.Int64 // rows dropped by deletion vectors
 	FilesRead        atomic.Int64
+	// FilesSkippedIndex counts files not read because their file indexes
+	// left no candidate row; RowsSkippedIndex the rows file indexes excluded
+	// (of skipped files and of files read with a row selection).
+	FilesSkippedIndex atomic.Int64
+	RowsSkippedIndex  atomic.Int64
 }
 
 // Read streams the rows of splits as Arrow batches with Schema(). Up to
@@ -41,6 +49,11 @@ func (s *Scan) Read(ctx context.Context, mem memory.Allocator, splits []Split) (
 
 // ReadWithStats is Read that also fills stats (may be nil).
 func (s *Scan) ReadWithStats(ctx context.Context, mem memory.Allocator, splits []Split, stats *ReadStats) (array.RecordReader, error) {
+	return s.read(ctx, mem, nil, splits, stats)
+}
+
+// read is Read with an optional shared buffer pool (nil: one of its own).
+func (s *Scan) read(ctx context.Context, mem memory.Allocator, shared *bufpool.Pool, splits []Split, stats *ReadStats) (array.RecordReader, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
@@ -51,11 +64,14 @@ func (s *Scan) ReadWithStats(ctx context.Context, mem memory.Allocator, splits [
 	// Batches of one scan have the same shapes over and over: recycle the
 	// buffers the consumer releases instead of allocating (and zeroing, and
 	// garbage-collecting) fresh ones for every batch (docs/benchmarks.md).
-	// A pool given as the allocator (the Flight server's per-query pool,
-	// shared by the query's endpoints) is used as it is.
-	pool, own := bufpool.New(mem, scanPoolIdleBytes), true
-	if p, ok := mem.(*bufpool.Pool); ok {
-		pool, own = p, false
+	// A pool given in the read options (the Flight server's per-query
+	// pool, shared by the query's endpoints) is used as it is.
+	var pool *bufpool.Pool
+	own := shared == nil
+	if own {
+		pool = bufpool.New(mem, scanPoolIdleBytes)
+	} else {
+		pool = shared
 	}
 	r := &reader{
 		s:       s,
@@ -83,6 +99,13 @@ func (s *Scan) ReadWithStats(ctx context.Context, mem memory.Allocator, splits [
 	for w := 0; w < workers; w++ {
 		go func() {
 			defer r.wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					r.fail(panics.Recovered("scan worker", p))
+					for range tasks { // let the dispatcher finish
+					}
+				}
+			}()
 			for i := range tasks {
 				if err := r.readSplit(&splits[i]); err != nil {
 					r.fail(err)
@@ -242,6 +265,9 @@ func (r *reader) readSplit(sp *Split) error {
 	if sp.Merge {
 		return r.readMergeSplit(sp)
 	}
+	if sp.Evolution {
+		return r.readEvolutionSplit(sp)
+	}
 	for i := range sp.Files {
 		if err := r.readRawFile(sp, &sp.Files[i]); err != nil {
 			return err
@@ -261,7 +287,11 @@ func (r *reader) openFile(sp *Split, f *paimon.DataFileMeta) (format.DataFile, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("data file %s: %w", p, err)
 	}
-	h, err := owner.table.FileIO().Open(r.ctx, p)
+	fio, err := owner.DataFileIO(r.ctx, f.SchemaID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("data file %s: %w", p, err)
+	}
+	h, err := fio.Open(r.ctx, p)
 	if err != nil {
 		return nil, nil, fmt.Errorf("data file %s: %w", p, err)
 	}
@@ -283,7 +313,7 @@ func (r *reader) rowGroups(df format.DataFile) []int {
 	}
 	var keep []int
 	for i := 0; i < n; i++ {
-		if predicate.MayMatch(r.s.opts.Filter, df.RowGroupStats(i, r.s.readCols)) {
+		if predicate.MayMatch(r.s.opts.Filter, df.RowGroupStats(i, r.s.statsCols())) {
 			keep = append(keep, i)
 		} else {
 			r.stats.RowGroupsSkipped.Add(1)
@@ -299,6 +329,15 @@ func (r *reader) rowGroups(df format.DataFile) []int {
 }
 
 func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
+	sel, err := r.indexSelection(sp, f)
+	if err != nil {
+		return err
+	}
+	if sel != nil && sel.IsEmpty() {
+		r.stats.FilesSkippedIndex.Add(1)
+		r.stats.RowsSkippedIndex.Add(f.RowCount)
+		return nil
+	}
 	df, closeFile, err := r.openFile(sp, f)
 	if err != nil {
 		return err
@@ -314,12 +353,38 @@ func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
 	if rgs != nil && len(rgs) == 0 {
 		return nil
 	}
+	var excl *roaring.Bitmap
+	if sel != nil {
+		if df.NumRows() != f.RowCount {
+			return fmt.Errorf("%w: data file %s has %d rows, its manifest entry says %d", paimon.ErrCorrupt, df.Name(), df.NumRows(), f.RowCount)
+		}
+		excl = roaring.Flip(sel, 0, uint64(f.RowCount))
+		r.stats.RowsSkippedIndex.Add(int64(excl.GetCardinality()))
+		if rgs = r.selectedRowGroups(df, rgs, sel); rgs != nil && len(rgs) == 0 {
+			return nil
+		}
+	}
 	// The filter and the deletion vector are applied by the format reader:
 	// the Parquet reader decodes the filter's columns first and materialises
 	// the others only for the rows that survive (late materialisation).
-	opts := format.ReadOptions{Fields: sp.scan(r.s).readCols, RowGroups: rgs, BatchSize: r.s.opts.BatchSize, Parallel: r.parallel, Allocator: r.mem, Filter: r.s.opts.Filter}
+	owner := sp.scan(r.s)
+	opts := format.ReadOptions{Fields: owner.readCols, RowGroups: rgs, BatchSize: r.s.opts.BatchSize, Parallel: r.parallel, Allocator: r.mem, Filter: r.s.opts.Filter}
+	var filter predicate.Predicate
+	if len(owner.tracking) > 0 || len(owner.descCols) > 0 {
+		// Row-tracking columns are filled after decoding (from positions),
+		// blob descriptors resolved: the filter, which may refer to them, is
+		// applied afterwards.
+		opts.Filter, filter = nil, r.s.opts.Filter
+	}
 	if dv != nil {
 		opts.Deleted = countingDeleter{dv, &r.stats.RowsDeleted}
+	}
+	if excl != nil {
+		sd := selectionDeleter{dv: dv, dvN: &r.stats.RowsDeleted, sel: sel, excl: excl, limit: f.RowCount}
+		opts.Deleted = sd
+		if sel.GetCardinality() < excl.GetCardinality() {
+			opts.Deleted = sparseDeleter{sd}
+		}
 	}
 	rr, err := df.Read(r.ctx, opts)
 	if err != nil {
@@ -327,7 +392,16 @@ func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
 	}
 	defer rr.Release()
 	for rr.Next() {
-		out, err := r.finishBatch(rr.RecordBatch(), nil)
+		b := rr.RecordBatch()
+		if len(owner.tracking) > 0 {
+			if b, err = fillTracking(r.mem, b, owner.readCols, owner.tracking, f, rowPositions(rr, int(b.NumRows()))); err != nil {
+				return fmt.Errorf("data file %s: %w", df.Name(), err)
+			}
+		} else {
+			b.Retain()
+		}
+		out, err := r.finishBatch(b, filter)
+		b.Release()
 		if err != nil {
 			return fmt.Errorf("data file %s: %w", df.Name(), err)
 		}
@@ -370,6 +444,14 @@ var _ format.RangeDeleter = countingDeleter{}
 // finishBatch applies filter (nil: none) to a batch of readCols and projects
 // it to the output columns. It does not release b.
 func (r *reader) finishBatch(b arrow.RecordBatch, filter predicate.Predicate) (arrow.RecordBatch, error) {
+	if len(r.s.descCols) > 0 { // blob-descriptor-field: read the bytes referenced
+		rb, err := r.resolveDescriptors(b, r.s.descCols)
+		if err != nil {
+			return nil, err
+		}
+		defer rb.Release()
+		b = rb
+	}
 	cols := make([]arrow.Array, len(r.s.outCols))
 	for i := range cols {
 		cols[i] = b.Column(i) // readCols start with outCols

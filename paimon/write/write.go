@@ -19,6 +19,8 @@ import (
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/arrowrow"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/binrow"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
+
+	"github.com/paimon-flightsql/paimon-flightsql/internal/panics"
 )
 
 // RowKindColumn is the optional input column carrying each row's change
@@ -495,6 +497,15 @@ func parallel(ctx context.Context, n int, fn func(i int) error) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					mu.Lock()
+					if first == nil {
+						first = panics.Recovered("writer worker", r)
+					}
+					mu.Unlock()
+				}
+			}()
 			for {
 				mu.Lock()
 				if first != nil || next >= n || ctx.Err() != nil {

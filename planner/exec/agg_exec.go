@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -14,6 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
+
+	"github.com/paimon-flightsql/paimon-flightsql/internal/panics"
 )
 
 // aggStream runs the aggregation on the first Next (the workers are joined
@@ -375,7 +376,7 @@ func (s *aggStream) run() error {
 			defer wg.Done()
 			defer func() {
 				if r := recover(); r != nil {
-					fail(fmt.Errorf("exec: internal error in HashAggregate: %v\n%s", r, debug.Stack()))
+					fail(panics.Recovered("HashAggregate", r))
 				}
 			}()
 			ec := ctc.EvalCtx()

@@ -3,11 +3,12 @@ package exec
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/paimon-flightsql/paimon-flightsql/internal/panics"
 )
 
 // Coalesce merges every partition of its input into one stream, running
@@ -69,7 +70,7 @@ func (s *coalesceStream) start() {
 		wg.Go(func() {
 			defer func() {
 				if r := recover(); r != nil {
-					send(coalItem{err: fmt.Errorf("exec: internal error in partition %d: %v\n%s", p, r, debug.Stack())})
+					send(coalItem{err: panics.Recovered(fmt.Sprintf("partition %d of %s", p, s.in.Explain()), r)})
 				}
 			}()
 			st, err := s.in.Execute(&ctc, p)

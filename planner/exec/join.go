@@ -27,6 +27,11 @@ import (
 //     "mark".
 //   - Anti is NOT EXISTS: a left row is emitted when no match exists
 //     (a row with a NULL key has none).
+//   - Right semi / right anti are semi / anti with the roles swapped: a
+//     right row is emitted when a match exists / none exists (only the
+//     right fields). The probe side (Left) is then read by concurrent
+//     workers, one per left partition, each marking the build rows it
+//     matched; the build rows are emitted once every probe is done.
 //   - Mark is x IN (subquery), the keys being the IN comparison and Filter
 //     the subquery's WHERE: the mark is TRUE when a match exists; else NULL
 //     when some right row passing Filter compares NULL with the left row
@@ -44,7 +49,8 @@ import (
 // Partitions: Left.Partitions() for inner/left/semi/anti/mark joins. Right
 // and full joins have 1 partition, which probes every left partition in
 // turn and then emits the unmatched build rows (so they are emitted
-// exactly once).
+// exactly once); right semi/anti joins have 1 partition, which probes the
+// left partitions concurrently and then emits the marked build rows.
 //
 // Output order: per probe batch, the matches in probe row order (a row's
 // matches in build order); left/full joins emit the left rows whose
@@ -222,7 +228,7 @@ func newJoinCore(name string, left, right Operator, typ JoinType, lk, rk []vec.E
 	if left == nil || right == nil {
 		return nil, fmt.Errorf("exec: %s needs two inputs", name)
 	}
-	if typ < InnerJoin || typ > MarkJoin {
+	if typ < InnerJoin || typ > RightAntiJoin {
 		return nil, fmt.Errorf("exec: %s: unknown join type %d", name, int(typ))
 	}
 	ls, rs := left.Schema(), right.Schema()
@@ -294,6 +300,8 @@ func newJoinCore(name string, left, right Operator, typ JoinType, lk, rk []vec.E
 		c.schema = arrow.NewSchema(append(l, r...), nil)
 	case SemiJoin, AntiJoin:
 		c.schema = arrow.NewSchema(nullable(lf, false), nil)
+	case RightSemiJoin, RightAntiJoin:
+		c.schema = arrow.NewSchema(nullable(rf, false), nil)
 	case MarkJoin:
 		c.schema = arrow.NewSchema(append(nullable(lf, false), arrow.Field{Name: "mark", Type: arrow.FixedWidthTypes.Boolean, Nullable: true}), nil)
 	}
@@ -310,7 +318,7 @@ func joinCheckColumns(e vec.Expr, n int) error {
 }
 
 func (c *joinCore) partitions() int {
-	if c.typ == RightJoin || c.typ == FullJoin {
+	if c.typ.probesAll() {
 		return 1
 	}
 	return max(1, c.left.Partitions())
@@ -378,7 +386,7 @@ func (c *joinCore) execute(tc *TaskCtx, p int) (Stream, error) {
 		return nil, fmt.Errorf("exec: %s has %d partitions, not partition %d", c.name, c.partitions(), p)
 	}
 	s := newJoinStream(c, tc)
-	if c.typ == RightJoin || c.typ == FullJoin {
+	if c.typ.probesAll() {
 		for i := 0; i < c.left.Partitions(); i++ {
 			s.parts = append(s.parts, i)
 		}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/paimon-flightsql/paimon-flightsql/internal/panics"
 )
 
 // joinBuild is the materialised right side of a join.
@@ -116,6 +118,12 @@ func (c *joinCore) collectRight(tc *TaskCtx, b *joinBuild) ([]arrow.RecordBatch,
 		wg.Add(1)
 		go func(p int) {
 			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					errs[p] = panics.Recovered(fmt.Sprintf("HashJoin build partition %d", p), r)
+					cancel()
+				}
+			}()
 			if err := c.drainRight(&ptc, p, b, &parts[p], &bytes); err != nil {
 				errs[p] = err
 				cancel()

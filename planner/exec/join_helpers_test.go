@@ -364,6 +364,13 @@ func jtRef(typ JoinType, L, R *jtTable, keys []int, nullSafe []bool, filter bool
 			}
 		}
 	}
+	if typ == RightSemiJoin || typ == RightAntiJoin {
+		for j := range R.vals {
+			if rMatched[j] == (typ == RightSemiJoin) {
+				out = append(out, join(nil, R.cells[j]))
+			}
+		}
+	}
 	sort.Strings(out)
 	return out
 }

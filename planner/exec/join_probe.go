@@ -2,7 +2,12 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -90,8 +95,13 @@ func (s *joinStream) next() (arrow.RecordBatch, error) {
 			return nil, err
 		}
 		s.b = b
-		if s.c.typ == RightJoin || s.c.typ == FullJoin {
+		switch s.c.typ {
+		case RightJoin, FullJoin:
 			s.buildMatched = make([]bool, b.n)
+		case RightSemiJoin, RightAntiJoin:
+			if err := s.probeConcurrently(); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for {
@@ -121,7 +131,7 @@ func (s *joinStream) step() (arrow.RecordBatch, error) {
 	switch s.phase {
 	case jpProbe:
 		if s.cur == nil {
-			if s.b.n == 0 && (typ == InnerJoin || typ == SemiJoin || typ == RightJoin) {
+			if s.b.n == 0 && (typ == InnerJoin || typ == SemiJoin || typ == RightJoin || typ == RightSemiJoin || typ == RightAntiJoin) {
 				s.phase = jpDone // nothing can match
 				return nil, nil
 			}
@@ -249,6 +259,17 @@ func (s *joinStream) startBatch(rb arrow.RecordBatch) error {
 		}
 		s.row = s.n // no pairs to look at
 	}
+	if c.filter == nil && (c.typ == RightSemiJoin || c.typ == RightAntiJoin) {
+		offs, rows, bm := b.offsets, b.rows, s.buildMatched
+		for _, g := range s.gids {
+			if g >= 0 {
+				for _, r := range rows[offs[g]:offs[g+1]] {
+					bm[r] = true
+				}
+			}
+		}
+		s.row = s.n
+	}
 	return nil
 }
 
@@ -273,6 +294,7 @@ func (s *joinStream) expandChunk() (arrow.RecordBatch, error) {
 	typ := s.c.typ
 	inlineUnmatched := typ == LeftJoin || typ == FullJoin
 	skipMatched := typ == SemiJoin || typ == AntiJoin || typ == MarkJoin
+	skipBuild := typ == RightSemiJoin || typ == RightAntiJoin // build rows already matched
 	offs, rows := s.b.offsets, s.b.rows
 	li, ri := s.li[:0], s.ri[:0]
 	for s.row < s.n && len(li) < bs {
@@ -289,6 +311,9 @@ func (s *joinStream) expandChunk() (arrow.RecordBatch, error) {
 		lo, hi := int(offs[g])+s.pos, int(offs[g+1])
 		k := min(hi-lo, bs-len(li))
 		for _, r := range rows[lo : lo+k] {
+			if skipBuild && s.buildMatched[r] {
+				continue
+			}
 			li = append(li, int32(i))
 			ri = append(ri, r)
 		}
@@ -318,6 +343,9 @@ func (s *joinStream) emitPairs(li, ri []int32) (arrow.RecordBatch, error) {
 				}
 			}
 		}
+		if c.typ == RightSemiJoin || c.typ == RightAntiJoin {
+			return nil, nil
+		}
 		return s.gatherPairs(li, ri)
 	}
 	mask, err := s.evalFilter(li, ri)
@@ -346,7 +374,7 @@ func (s *joinStream) emitPairs(li, ri []int32) (arrow.RecordBatch, error) {
 	}
 	mask.Release()
 	switch c.typ {
-	case SemiJoin, AntiJoin, MarkJoin:
+	case SemiJoin, AntiJoin, MarkJoin, RightSemiJoin, RightAntiJoin:
 		return nil, nil
 	}
 	if kept == 0 {
@@ -459,24 +487,30 @@ func (s *joinStream) gatherRight(cols []arrow.Array, ri []int32) error {
 	return nil
 }
 
-// tailChunk emits the next build rows no probe row matched (right/full).
+// tailChunk emits the next build rows no probe row matched (right/full;
+// right anti), or those some probe row matched (right semi).
 func (s *joinStream) tailChunk() (arrow.RecordBatch, error) {
 	bs := s.batchSize()
 	ri := s.ri[:0]
+	want := s.c.typ == RightSemiJoin
+	if s.tailPos >= len(s.buildMatched) {
+		s.phase = jpDone
+		return nil, nil
+	}
 	for s.tailPos < len(s.buildMatched) && len(ri) < bs {
-		if !s.buildMatched[s.tailPos] {
+		if s.buildMatched[s.tailPos] == want {
 			ri = append(ri, int32(s.tailPos))
 		}
 		s.tailPos++
 	}
 	s.ri = ri
-	if s.tailPos >= len(s.buildMatched) {
-		s.phase = jpDone
-	}
 	if len(ri) == 0 {
 		return nil, nil
 	}
 	nl := s.c.left.Schema().NumFields()
+	if s.c.typ == RightSemiJoin || s.c.typ == RightAntiJoin {
+		nl = 0 // right fields only
+	}
 	cols := make([]arrow.Array, s.c.schema.NumFields())
 	for j := 0; j < nl; j++ {
 		cols[j] = array.MakeArrayOfNull(s.tc.Mem, s.c.schema.Field(j).Type, len(ri))
@@ -586,4 +620,100 @@ func (s *joinStream) Close() {
 // take gathers src at idx (NULL where idx < 0).
 func (s *joinStream) take(src arrow.Array, idx []int32) (arrow.Array, error) {
 	return joinTake(s.cctx, s.tc, src, idx)
+}
+
+// probeConcurrently runs the probe phase of a right semi/anti join: one
+// worker per CPU takes left partitions in turn, each probing into its own
+// build-row marks; the marks are OR-ed into s.buildMatched and the stream
+// moves on to emitting the build rows.
+func (s *joinStream) probeConcurrently() error {
+	c := s.c
+	if s.b.n == 0 { // nothing to emit, nothing to probe
+		s.buildMatched, s.phase = nil, jpTail
+		return nil
+	}
+	np := max(1, c.left.Partitions())
+	workers := max(1, min(np, runtime.GOMAXPROCS(0)))
+	ctx, cancel := context.WithCancel(s.tc.Ctx)
+	defer cancel()
+	ptc := *s.tc
+	ptc.Ctx = ctx
+	marks := make([][]bool, workers)
+	var (
+		next     atomic.Int64
+		wg       sync.WaitGroup
+		errMu    sync.Mutex
+		firstErr error
+	)
+	fail := func(err error) {
+		errMu.Lock()
+		if firstErr == nil || errors.Is(firstErr, context.Canceled) && !errors.Is(err, context.Canceled) {
+			firstErr = err
+		}
+		errMu.Unlock()
+		cancel()
+	}
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sub := newJoinStream(c, &ptc)
+			sub.b = s.b
+			sub.buildMatched = make([]bool, s.b.n)
+			marks[w] = sub.buildMatched
+			defer func() {
+				if r := recover(); r != nil {
+					fail(fmt.Errorf("exec: internal error in %s: %v\n%s", c.name, r, debug.Stack()))
+				}
+				sub.dropCur()
+				if sub.left != nil {
+					sub.left.Close()
+				}
+			}()
+			for {
+				p := int(next.Add(1) - 1)
+				if p >= np {
+					return
+				}
+				in, err := c.left.Execute(&ptc, p)
+				if err != nil {
+					fail(err)
+					return
+				}
+				sub.left, sub.phase = in, jpProbe
+				for sub.phase == jpProbe && sub.left != nil {
+					if err := ptc.Err(); err != nil {
+						fail(err)
+						return
+					}
+					out, err := sub.step()
+					if err != nil {
+						fail(err)
+						return
+					}
+					if out != nil { // right semi/anti probes emit nothing
+						out.Release()
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		if err := s.tc.Err(); err != nil {
+			return err
+		}
+		return firstErr
+	}
+	bm := make([]bool, s.b.n)
+	for _, m := range marks {
+		for i, v := range m {
+			if v {
+				bm[i] = true
+			}
+		}
+	}
+	s.buildMatched = bm
+	s.phase = jpTail
+	return nil
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-var jtAllTypes = []JoinType{InnerJoin, LeftJoin, RightJoin, FullJoin, SemiJoin, AntiJoin, MarkJoin}
+var jtAllTypes = []JoinType{InnerJoin, LeftJoin, RightJoin, FullJoin, SemiJoin, AntiJoin, MarkJoin, RightSemiJoin, RightAntiJoin}
 
 // jtShape is one data shape of the reference tests.
 type jtShape struct {
@@ -100,7 +100,7 @@ func jtRunJoin(t *testing.T, seed uint64, typ JoinType, kinds []string, sh jtSha
 	if err != nil {
 		t.Fatal(err)
 	}
-	if typ == RightJoin || typ == FullJoin {
+	if typ.probesAll() {
 		if op.Partitions() != 1 {
 			t.Fatalf("%s join has %d partitions, want 1", typ, op.Partitions())
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/paimon-flightsql/paimon-flightsql/internal/bufpool"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
 )
 
@@ -45,6 +46,10 @@ type TaskCtx struct {
 	Params    []any
 	BatchSize int // rows per batch produced by operators that build batches (default 4096)
 	Budget    *Budget
+	// Pool, when set, recycles the Arrow buffers of scans across the
+	// executions of a query (the Flight server's per-query pool); it is
+	// handed to catalog reads in their read options.
+	Pool *bufpool.Pool
 	// Eval returns a fresh vec.Ctx for one stream (expressions evaluate with it).
 	now vec.Ctx
 }
@@ -71,12 +76,21 @@ func (tc *TaskCtx) EvalCtx() *vec.Ctx {
 func (tc *TaskCtx) Err() error { return tc.Ctx.Err() }
 
 // Budget accounts the bytes operators hold. Limit 0 means unlimited.
+//
+// A query's budget may draw from a Parent (the server-wide budget, serve
+// --memory-limit): Reserve succeeds only when both have room, so the sum
+// of all queries' reservations stays under the parent's limit; Free
+// returns the bytes to both.
 type Budget struct {
 	name  string
 	limit int64
 	used  atomic.Int64
 	mu    sync.Mutex
 	peak  int64
+	// Parent, when set, is charged for every reservation too. Set it
+	// before the first Reserve.
+	Parent *Budget
+	closed atomic.Bool
 }
 
 // NewBudget returns a budget of limit bytes (0 = unlimited).
@@ -92,6 +106,10 @@ func (b *Budget) Reserve(op string, n int64) error {
 		b.used.Add(-n)
 		return fmt.Errorf("%w: %s over the %s budget of %d bytes (%d in use, %d more requested)", ErrResourceExhausted, op, b.name, b.limit, u-n, n)
 	}
+	if err := b.Parent.Reserve(op, n); err != nil {
+		b.used.Add(-n)
+		return err
+	}
 	b.mu.Lock()
 	if u > b.peak {
 		b.peak = u
@@ -104,6 +122,21 @@ func (b *Budget) Reserve(op string, n int64) error {
 func (b *Budget) Free(n int64) {
 	if b != nil && n > 0 {
 		b.used.Add(-n)
+		if !b.closed.Load() {
+			b.Parent.Free(n)
+		}
+	}
+}
+
+// Close returns to the parent whatever is still reserved (an operator that
+// failed before freeing must not shrink the server-wide budget for good).
+// Later Frees only update this budget.
+func (b *Budget) Close() {
+	if b == nil || b.closed.Swap(true) {
+		return
+	}
+	if n := b.used.Load(); n > 0 {
+		b.Parent.Free(n)
 	}
 }
 
@@ -116,7 +149,12 @@ func (b *Budget) Peak() int64 {
 }
 
 // Limit is the budget's size (0 = unlimited).
-func (b *Budget) Limit() int64 { return b.limit }
+func (b *Budget) Limit() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.limit
+}
 
 // SortKey orders by an expression.
 type SortKey struct {
@@ -141,10 +179,23 @@ const (
 	// the left key is NULL and the right side is non-empty, or the right side
 	// holds a NULL key).
 	MarkJoin
+	// RightSemiJoin outputs the right rows with a match (right columns
+	// only): SemiJoin with the sides' roles swapped, so the side to emit is
+	// the one built (the planner picks it when it is the smaller input).
+	RightSemiJoin
+	// RightAntiJoin outputs the right rows without a match (right columns
+	// only; a row with a NULL key has none).
+	RightAntiJoin
 )
 
 func (j JoinType) String() string {
-	return [...]string{"inner", "left", "right", "full", "semi", "anti", "mark"}[j]
+	return [...]string{"inner", "left", "right", "full", "semi", "anti", "mark", "right semi", "right anti"}[j]
+}
+
+// probesAll reports whether the join emits (some of) the build side's rows
+// after probing: right, full, right semi and right anti joins.
+func (j JoinType) probesAll() bool {
+	return j == RightJoin || j == FullJoin || j == RightSemiJoin || j == RightAntiJoin
 }
 
 // drain is a helper for tests and Collect: reads every batch of s.

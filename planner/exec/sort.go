@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -13,6 +12,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
+
+	"github.com/paimon-flightsql/paimon-flightsql/internal/panics"
 )
 
 // Sort orders all rows of every input partition by Keys. Ties keep input
@@ -116,7 +117,7 @@ func runPartitions(tc *TaskCtx, op Operator, fn func(tc *TaskCtx, part int, s St
 	run := func(tc *TaskCtx, p int) (err error) {
 		defer func() {
 			if r := recover(); r != nil {
-				err = fmt.Errorf("exec: internal error in partition %d: %v\n%s", p, r, debug.Stack())
+				err = panics.Recovered(fmt.Sprintf("partition %d of %s", p, op.Explain()), r)
 			}
 		}()
 		s, err := op.Execute(tc, p)

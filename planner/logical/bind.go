@@ -29,6 +29,9 @@ type Session struct {
 type Bound struct {
 	Plan   Node
 	Params []*vec.Param // typed placeholders (nil entries: never typed)
+	// Untyped marks placeholders typed only by the select-list default
+	// (SELECT ? is a VARCHAR unless the caller gives a type).
+	Untyped map[int]bool
 }
 
 // binder binds one statement.
@@ -42,6 +45,7 @@ type binder struct {
 	steps     int
 	marks     int
 	ptypes    []arrow.DataType
+	untyped   map[int]bool
 }
 
 // maxBindSteps bounds the work of binding one statement.
@@ -77,7 +81,7 @@ func Bind(ctx context.Context, sess Session, stmt *parse.Statement, params []any
 	if err != nil {
 		return nil, err
 	}
-	return &Bound{Plan: n, Params: b.paramList}, nil
+	return &Bound{Plan: n, Params: b.paramList, Untyped: b.untyped}, nil
 }
 
 func (b *binder) checkCatalogs() error {
@@ -276,6 +280,8 @@ func (b *binder) limit(n Node, lim *sqlparser.Limit) (Node, error) {
 		if off, err = b.constInt(lim.Offset, "OFFSET"); err != nil {
 			return nil, err
 		}
+		off = max(off, 0) // OFFSET ? before binding
+
 	}
 	if s, ok := n.(*Sort); ok && fetch >= 0 && s.Fetch < 0 {
 		s2 := *s
@@ -290,8 +296,16 @@ func (b *binder) constInt(e sqlparser.Expr, what string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if _, ok := x.(*vec.Param); ok {
-		return 0, unsupportedf("%s ? needs a bound value (prepare with the value inline)", what)
+	if p, ok := x.(*vec.Param); ok {
+		// Planned without values (prepare): the parameter is a BIGINT and
+		// the limit unknown (-1) until the statement is bound.
+		if p.T == nil || p.T.ID() == arrow.NULL || p.T.ID() == arrow.STRING {
+			p.T = arrow.PrimitiveTypes.Int64
+		}
+		if !vec.IsInteger(p.T) {
+			return 0, invalidf("%s ? is bound to a %s, not an integer", what, vec.TypeName(p.T))
+		}
+		return -1, nil
 	}
 	x, err = vec.Fold(x)
 	if err != nil {

@@ -387,7 +387,13 @@ func (b *binder) param(n int) (vec.Expr, error) {
 		b.paramList = append(b.paramList, nil)
 	}
 	if b.paramList[n] == nil {
-		b.paramList[n] = &vec.Param{N: n, T: arrow.Null}
+		// A type given by the caller (the bound value's, for a parameter
+		// the context leaves untyped) wins; otherwise the context types it.
+		t := arrow.DataType(arrow.Null)
+		if n < len(b.ptypes) && b.ptypes[n] != nil {
+			t = b.ptypes[n]
+		}
+		b.paramList[n] = &vec.Param{N: n, T: t}
 	}
 	return b.paramList[n], nil
 }

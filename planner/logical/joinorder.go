@@ -46,7 +46,7 @@ func DefaultEstimate(leaf func(*Scan) float64) Estimator {
 			return max(l, r)
 		case *Limit:
 			if x.Fetch >= 0 {
-				return float64(x.Fetch)
+				return max(min(float64(x.Fetch), est(x.Input)), 1)
 			}
 		case *Values:
 			return float64(len(x.Rows))
@@ -68,6 +68,25 @@ func DefaultEstimate(leaf func(*Scan) float64) Estimator {
 // as soon as their columns are available. The original column order is
 // restored by a projection.
 func ReorderJoins(n Node, est Estimator) (Node, error) {
+	if j, ok := n.(*Join); ok && j.Type == exec.InnerJoin {
+		var leaves []Node
+		var conds []vec.Expr
+		collectInner(j, 0, &leaves, &conds)
+		if len(leaves) >= 3 {
+			// The whole tree at once: reordering an inner subtree first
+			// would hide its inputs behind the Project that restores its
+			// column order, and the join above would see only two inputs.
+			// Reordering keeps a leaf's schema, so conds stay valid.
+			for i, l := range leaves {
+				x, err := ReorderJoins(l, est)
+				if err != nil {
+					return nil, err
+				}
+				leaves[i] = x
+			}
+			return greedy(leaves, conds, est)
+		}
+	}
 	ch := n.Children()
 	if len(ch) > 0 {
 		nch := make([]Node, len(ch))
@@ -288,6 +307,9 @@ func Optimize(n Node, est Estimator) (Node, error) {
 	}
 	if n, err = PruneColumns(n); err != nil {
 		return nil, err
+	}
+	if est != nil {
+		n = ChooseBuildSides(n, est)
 	}
 	return PushLimit(n), nil
 }

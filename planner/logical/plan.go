@@ -72,7 +72,8 @@ func (s *Scan) Schema() Schema {
 	out := make(Schema, len(s.Columns))
 	for i, c := range s.Columns {
 		f := ts.Field(c)
-		out[i] = Field{Qual: s.Alias, Name: f.Name, Type: f.Type, Nullable: f.Nullable, Meta: f.Metadata}
+		// System columns (_ROW_ID, ...) are selectable by name, not by *.
+		out[i] = Field{Qual: s.Alias, Name: f.Name, Type: f.Type, Nullable: f.Nullable, Meta: f.Metadata, Hidden: catalog.IsSystemColumn(f)}
 	}
 	return out
 }
@@ -157,6 +158,10 @@ type Join struct {
 	// three-valued IN semantics; On then holds the subquery's correlation
 	// (two-valued, like its WHERE).
 	InCond vec.Expr
+	// BuildLeft (semi/anti joins only, set by ChooseBuildSides): the left
+	// input is the smaller one, so it is built and the right probed (a
+	// right semi/anti hash join); the result is the same.
+	BuildLeft bool
 }
 
 func (j *Join) Schema() Schema {
@@ -196,6 +201,9 @@ func (j *Join) String() string {
 	}
 	if j.On != nil {
 		s += " on " + j.On.String()
+	}
+	if j.BuildLeft {
+		s += " build left"
 	}
 	return s
 }

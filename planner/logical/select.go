@@ -222,6 +222,10 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		}
 		if p, ok := e.(*vec.Param); ok && (p.T == nil || p.T.ID() == arrow.NULL) {
 			// an untyped placeholder in the select list is a VARCHAR
+			if b.untyped == nil {
+				b.untyped = map[int]bool{}
+			}
+			b.untyped[p.N] = true
 			if e, err = vec.ImplicitCast(p, arrow.BinaryTypes.String); err != nil {
 				return nil, err
 			}
@@ -482,11 +486,22 @@ func expandStars(ses sqlparser.SelectExprs, s Schema) ([]selectItem, error) {
 }
 
 // displayName is the column name of an unaliased expression.
+// Parameters print as $1, $2, ... (DuckDB's names: SELECT ? + 1 is
+// "$1 + 1").
 func displayName(e sqlparser.Expr) string {
-	s := sqlparser.String(e)
+	var node sqlparser.SQLNode = e
 	if f, ok := e.(*sqlparser.FuncExpr); ok && f.Name.Lowered() == "paimon_window" && len(f.Exprs) > 0 {
-		s = sqlparser.String(f.Exprs[0])
+		node = f.Exprs[0]
 	}
+	buf := sqlparser.NewTrackedBuffer(func(buf *sqlparser.TrackedBuffer, node sqlparser.SQLNode) {
+		if v, ok := node.(*sqlparser.SQLVal); ok && v.Type == sqlparser.ValArg && strings.HasPrefix(string(v.Val), ":v") {
+			buf.WriteString("$" + string(v.Val[2:]))
+			return
+		}
+		node.Format(buf)
+	})
+	buf.Myprintf("%v", node)
+	s := buf.String()
 	for _, p := range []string{"paimon_"} {
 		s = strings.ReplaceAll(s, p, "")
 	}

@@ -5,6 +5,7 @@
 package parse
 
 import (
+	"context"
 	"strings"
 
 	"github.com/xwb1989/sqlparser"
@@ -89,11 +90,21 @@ type parser struct {
 
 // Parse normalises and parses one statement.
 func Parse(sql string) (*Statement, error) {
+	return ParseContext(context.Background(), sql, Limits{})
+}
+
+func parse(ctx context.Context, sql string, lim Limits) (*Statement, error) {
 	raw, err := lex(sql)
 	if err != nil {
 		return nil, err
 	}
 	toks := clean(raw)
+	if err := checkPrefixRuns(sql, toks, lim.maxPrefixRun()); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	p := &parser{src: sql, toks: toks, st: &Statement{}}
 	for _, t := range toks {
 		switch {
@@ -104,6 +115,9 @@ func Parse(sql string) (*Statement, error) {
 		}
 	}
 	if p.match, err = matchAll(sql, toks); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	p.chunkOf = make([]int32, len(toks))

@@ -76,6 +76,29 @@ func (p *Planner) join(ctx context.Context, j *logical.Join) (exec.Operator, err
 		}
 		return exec.NewNestedLoopJoin(l, r, j.Type, filter)
 	}
+	if j.BuildLeft && (j.Type == exec.SemiJoin || j.Type == exec.AntiJoin) {
+		// build the left input, probe the right: the filter's columns
+		// move to the swapped order (right input first)
+		nr := len(j.Right.Schema())
+		if filter != nil {
+			m := make(map[int]int, nl+nr)
+			for i := 0; i < nl+nr; i++ {
+				if i < nl {
+					m[i] = i + nr
+				} else {
+					m[i] = i - nl
+				}
+			}
+			if filter, err = vec.Remap(filter, m); err != nil {
+				return nil, err
+			}
+		}
+		typ := exec.RightSemiJoin
+		if j.Type == exec.AntiJoin {
+			typ = exec.RightAntiJoin
+		}
+		return exec.NewHashJoin(r, l, typ, rk, lk, filter, nil)
+	}
 	return exec.NewHashJoin(l, r, j.Type, lk, rk, filter, nil)
 }
 

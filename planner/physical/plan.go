@@ -3,6 +3,7 @@ package physical
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -24,6 +25,13 @@ type Planner struct {
 	Scans []*ScanExec
 	// Analyze wraps every operator in a Counted (EXPLAIN ANALYZE).
 	Analyze bool
+	// Splits, when set, gives the splits planned earlier for a scan (nil:
+	// plan it): scans are then opened, not planned (a ticket's splits).
+	Splits func(x *logical.Scan, req catalog.ScanRequest) ([]catalog.Split, error)
+	// Nodes maps each operator to the logical node it was lowered from
+	// (EXPLAIN estimates its rows); a scan under a residual Filter maps to
+	// a copy of its node holding only the conjuncts the scan applies.
+	Nodes map[exec.Operator]logical.Node
 }
 
 // Plan lowers n. Scans are planned now (metadata only).
@@ -36,10 +44,37 @@ func (p *Planner) Plan(ctx context.Context, n logical.Node) (exec.Operator, erro
 
 func (p *Planner) plan(ctx context.Context, n logical.Node) (exec.Operator, error) {
 	op, err := p.lower(ctx, n)
-	if err != nil || !p.Analyze {
-		return op, err
+	if err != nil {
+		return nil, err
+	}
+	p.note(op, n)
+	if !p.Analyze {
+		return op, nil
 	}
 	return &Counted{Op: op}, nil
+}
+
+// note records that op was lowered from n (first record wins).
+func (p *Planner) note(op exec.Operator, n logical.Node) {
+	if p.Nodes == nil {
+		p.Nodes = map[exec.Operator]logical.Node{}
+	}
+	if _, ok := p.Nodes[op]; !ok {
+		p.Nodes[op] = n
+	}
+}
+
+// noteScan records, for a scan whose conjuncts not answered exact are
+// applied by a Filter above it, a node with only the exact ones.
+func (p *Planner) noteScan(se *ScanExec, x *logical.Scan, exact []bool) {
+	cp := *x
+	cp.Filters = nil
+	for i, f := range x.Filters {
+		if exact[i] {
+			cp.Filters = append(cp.Filters, f)
+		}
+	}
+	p.note(se, &cp)
 }
 
 func (p *Planner) lower(ctx context.Context, n logical.Node) (exec.Operator, error) {
@@ -167,7 +202,9 @@ func values(v *logical.Values) (exec.Operator, error) {
 	return exec.NewValues(s, rec), nil
 }
 
-// scan plans a catalog scan with the pushed conjuncts it can apply.
+// scan plans a catalog scan with the conjuncts that convert to predicates;
+// every conjunct the scan does not answer PushdownExact (or that does not
+// convert) stays in a Filter above it.
 func (p *Planner) scan(ctx context.Context, x *logical.Scan) (exec.Operator, error) {
 	ts := x.Table.Schema()
 	names := make([]string, len(x.Columns))
@@ -176,36 +213,62 @@ func (p *Planner) scan(ctx context.Context, x *logical.Scan) (exec.Operator, err
 	}
 	out := x.Schema().Arrow()
 	var pushed []predicate.Predicate
-	var residual []vec.Expr
-	for _, f := range x.Filters {
+	pushedAt := make([]int, 0, len(x.Filters)) // index in x.Filters of each pushed conjunct
+	unconverted := false
+	for i, f := range x.Filters {
 		if pr, ok := toPredicate(f, out); ok {
 			pushed = append(pushed, pr)
+			pushedAt = append(pushedAt, i)
 		} else {
-			residual = append(residual, f)
+			unconverted = true
 		}
 	}
-	req := catalog.ScanRequest{Columns: names, Limit: -1, Options: x.Options}
-	if len(pushed) > 0 {
-		req.Filter = predicate.NewAnd(pushed...)
-	}
-	if len(residual) == 0 {
-		// the whole filter is pushed: the scan counts rows after it
+	req := catalog.ScanRequest{Columns: names, Filters: pushed, Limit: -1, Options: x.Options}
+	if !unconverted {
+		// every conjunct is offered: a scan applying them all counts rows
+		// after them (a scan that does not must ignore the hint)
 		req.Limit = x.Limit
+	}
+	if p.Splits != nil {
+		sp, err := p.Splits(x, req)
+		if err != nil {
+			return nil, err
+		}
+		req.Splits = sp
 	}
 	sc, err := x.Table.NewScan(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	if !sc.FilterExact() {
-		residual = x.Filters
+	answers := sc.Pushdown()
+	if len(answers) != len(pushed) {
+		return nil, fmt.Errorf("physical: scan of %s answered %d pushdown(s) for %d filter(s)", x.Name, len(answers), len(pushed))
 	}
-	parts := min(max(1, sc.NumSplits()), p.Concurrency)
-	se := &ScanExec{Name: x.Name, Scan: sc, S: out, Parts: parts, Limit: req.Limit}
+	exact := make([]bool, len(x.Filters))
+	for i, a := range answers {
+		exact[pushedAt[i]] = a == catalog.PushdownExact
+	}
+	var residual []vec.Expr
+	for i, f := range x.Filters {
+		if !exact[i] {
+			residual = append(residual, f)
+		}
+	}
+	se := newScanExec(x.Name, sc, out, p.Concurrency, req.Limit)
+	se.Req = req
+	se.Req.Splits = nil
 	if dt, ok := x.Table.(*catalog.DataTable); ok && dt.TableSchema().Option("scan.fallback-branch", "") != "" {
 		se.Fallback = true
 	}
-	if req.Filter != nil {
-		se.Filter = req.Filter.String()
+	if f := req.Filter(); f != nil {
+		se.Filter = f.String()
+		if len(residual) > 0 {
+			parts := make([]string, len(pushed))
+			for i, pr := range pushed {
+				parts[i] = pr.String() + " (" + answers[i].String() + ")"
+			}
+			se.Answers = strings.Join(parts, ", ")
+		}
 	}
 	p.Scans = append(p.Scans, se)
 	var op exec.Operator = se
@@ -216,6 +279,10 @@ func (p *Planner) scan(ctx context.Context, x *logical.Scan) (exec.Operator, err
 		}
 		if err != nil {
 			return nil, err
+		}
+		p.noteScan(se, x, exact)
+		if p.Analyze {
+			op = &Counted{Op: se}
 		}
 		op = &exec.Filter{Input: op, Pred: pred}
 	}

@@ -196,6 +196,9 @@ func toPredicate(e vec.Expr, schema *arrow.Schema) (predicate.Predicate, bool) {
 		if !ok {
 			return nil, false
 		}
+		if n, ok := p.(*predicate.Not); ok {
+			return n.Child, true // NOT NOT p = p
+		}
 		return &predicate.Not{Child: p}, true
 	case *vec.Compare:
 		op := x.Operator()

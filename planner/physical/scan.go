@@ -2,6 +2,9 @@ package physical
 
 import (
 	"fmt"
+	"sort"
+	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -9,6 +12,7 @@ import (
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/logical"
 )
 
 // ScanExec reads a planned catalog scan; partition p reads splits p, p+N, ...
@@ -19,10 +23,72 @@ type ScanExec struct {
 	Parts int
 	// Filter is the pushed predicate's text for EXPLAIN.
 	Filter string
-	Limit  int64
+	// Answers lists the pushed conjuncts with the scan's answer for each
+	// ("a > 1 (exact), b < 2 (inexact)"); "" when every one is exact.
+	Answers string
+	Limit   int64
 	// Fallback: the table reads a fallback branch (scan.fallback-branch),
 	// which an explicit snapshot id would turn off.
 	Fallback bool
+	// Req is the request the scan was planned with (ScanKey).
+	Req catalog.ScanRequest
+
+	splits []catalog.Split // Scan.Splits(), taken once
+
+	mu     sync.Mutex
+	report catalog.ReadReport // summed over the streams that ended
+}
+
+func newScanExec(name string, sc catalog.Scan, s *arrow.Schema, concurrency int, limit int64) *ScanExec {
+	splits := sc.Splits()
+	return &ScanExec{Name: name, Scan: sc, S: s, Parts: min(max(1, len(splits)), concurrency), Limit: limit, splits: splits}
+}
+
+// ScanKey identifies a scan request by table, columns, filters and options
+// (splits carried in a ticket are matched to the scans by it).
+func ScanKey(x *logical.Scan, req catalog.ScanRequest) string {
+	return scanKey(x.Name, req, nil)
+}
+
+// KeyWith is the scan's ScanKey with extra options set (a snapshot pinned
+// after planning).
+func (s *ScanExec) KeyWith(extra map[string]string) string {
+	return scanKey(s.Name, s.Req, extra)
+}
+
+func scanKey(name string, req catalog.ScanRequest, extra map[string]string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s|%q|", name, req.Columns)
+	for _, f := range req.Filters {
+		b.WriteString(f.String())
+		b.WriteString(";")
+	}
+	opts := make(map[string]string, len(req.Options)+len(extra))
+	for k, v := range req.Options {
+		opts[k] = v
+	}
+	for k, v := range extra {
+		opts[k] = v
+	}
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "|%s=%s", k, opts[k])
+	}
+	return b.String()
+}
+
+// Splits are the scan's planned splits.
+func (s *ScanExec) Splits() []catalog.Split { return s.splits }
+
+// Report is the sum of the read reports of the streams that ended.
+func (s *ScanExec) Report() catalog.ReadReport {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.report
 }
 
 func (s *ScanExec) Schema() *arrow.Schema     { return s.S }
@@ -41,29 +107,29 @@ func (s *ScanExec) Explain() string {
 	if s.Limit >= 0 {
 		out += fmt.Sprintf(" limit=%d", s.Limit)
 	}
-	return out + fmt.Sprintf(" splits=%d partitions=%d", s.Scan.NumSplits(), s.Partitions())
+	return out + fmt.Sprintf(" splits=%d partitions=%d", len(s.splits), s.Partitions())
 }
 
 func (s *ScanExec) Execute(tc *exec.TaskCtx, p int) (exec.Stream, error) {
-	n := s.Scan.NumSplits()
-	var splits []int
-	for i := p; i < n; i += s.Partitions() {
-		splits = append(splits, i)
+	var splits []catalog.Split
+	for i := p; i < len(s.splits); i += s.Partitions() {
+		splits = append(splits, s.splits[i])
 	}
 	if len(splits) == 0 {
 		return exec.NewSliceStream(tc, nil), nil
 	}
-	rdr, err := s.Scan.Read(tc.Ctx, tc.Mem, splits)
+	rdr, err := s.Scan.Read(tc.Ctx, splits, catalog.ReadOptions{Mem: tc.Mem, Pool: tc.Pool})
 	if err != nil {
 		return nil, err
 	}
-	return &scanStream{tc: tc, rdr: rdr, s: s.S}, nil
+	return &scanStream{tc: tc, rdr: rdr, s: s.S, exec: s}, nil
 }
 
 type scanStream struct {
-	tc  *exec.TaskCtx
-	rdr array.RecordReader
-	s   *arrow.Schema
+	tc   *exec.TaskCtx
+	rdr  catalog.Reader
+	s    *arrow.Schema
+	exec *ScanExec
 }
 
 func (s *scanStream) Next() (arrow.RecordBatch, error) {
@@ -91,6 +157,10 @@ func (s *scanStream) Next() (arrow.RecordBatch, error) {
 func (s *scanStream) Close() {
 	if s.rdr != nil {
 		s.rdr.Release()
+		r := s.rdr.Report()
+		s.exec.mu.Lock()
+		s.exec.report.Add(r)
+		s.exec.mu.Unlock()
 		s.rdr = nil
 	}
 }

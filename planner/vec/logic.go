@@ -313,7 +313,12 @@ func NewNot(e Expr) (Expr, error) {
 	}
 	t := e.Type()
 	if t.ID() != arrow.BOOL && !isNull(t) {
-		return nil, invalidf("NOT needs a BOOLEAN, got %s (%s)", TypeName(t), e)
+		return nil, invalidf("NOT needs a BOOLEAN, got %s (%s)", TypeName(t), abbrevExpr(e))
+	}
+	if n, ok := e.(*Not); ok && n.E.Type().ID() == arrow.BOOL {
+		// NOT NOT x = x in three-valued logic too; folding here keeps a
+		// chain of NOTs one node deep (a 40k chain was quadratic).
+		return n.E, nil
 	}
 	return &Not{E: e}, nil
 }
@@ -455,4 +460,13 @@ func (n *IsBool) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 		}
 	}
 	return makeFixed(tBool, rows, nil, out), nil
+}
+
+// abbrevExpr renders e for an error message, at most 200 bytes.
+func abbrevExpr(e Expr) string {
+	s := e.String()
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
 }

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,12 +38,14 @@ func init() { allSuites = append(allSuites, "clickbench") }
 var (
 	clickbenchRows int64
 	clickbenchRuns int
+	clickbenchSel  string
 )
 
 // clickbenchFlags registers the suite's flags (called from run).
 func clickbenchFlags(fs *flag.FlagSet) {
 	fs.Int64Var(&clickbenchRows, "clickbench-rows", 1_000_000, "rows of the generated ClickBench hits table of the clickbench suite")
 	fs.IntVar(&clickbenchRuns, "clickbench-runs", 3, "timed runs per ClickBench query and engine (after one warm-up)")
+	fs.StringVar(&clickbenchSel, "clickbench-queries", "all", "comma-separated ClickBench queries of the clickbench suite (q01,q29 or 1,29) or all")
 }
 
 // clickbenchSlow marks queries where DuckDB ÷ ours is below this ratio.
@@ -146,7 +149,11 @@ func (b *bench) suiteClickBench(ctx context.Context) error {
 	fmt.Fprintf(b.cfg.out, "ClickBench: %d rows in %d files\n", rows, len(files))
 	sess := planner.Session{Database: clickbench.Database}
 	var out []*clickbenchRow
-	for _, q := range clickbench.Queries() {
+	queries, err := clickbenchSelect(clickbenchSel)
+	if err != nil {
+		return err
+	}
+	for _, q := range queries {
 		row := &clickbenchRow{q: q}
 		out = append(out, row)
 		var want, got sqlgen.Result
@@ -220,6 +227,11 @@ func (b *bench) clickbenchMeasure(name, engine string, fn func(keep bool) (int64
 	if _, err := fn(true); err != nil {
 		return fail(err)
 	}
+	stop, err := b.startProfile("clickbench", name, engine)
+	if err != nil {
+		return fail(err)
+	}
+	defer stop()
 	var cpus []float64
 	for range max(clickbenchRuns, 1) {
 		runtime.GC()
@@ -289,4 +301,24 @@ func (b *bench) printClickBench(rows int64, out []*clickbenchRow) {
 	}
 	extra["problems"] = problems
 	b.rep.Extras["clickbench"] = extra
+}
+
+// clickbenchSelect returns the queries named in sel ("all", or
+// comma-separated q01/1 style names).
+func clickbenchSelect(sel string) ([]clickbench.Query, error) {
+	all := clickbench.Queries()
+	sel = strings.TrimSpace(sel)
+	if sel == "" || sel == "all" {
+		return all, nil
+	}
+	var out []clickbench.Query
+	for _, name := range strings.Split(sel, ",") {
+		name = strings.ToLower(strings.TrimSpace(name))
+		n, err := strconv.Atoi(strings.TrimPrefix(name, "q"))
+		if err != nil || n < 1 || n > len(all) {
+			return nil, fmt.Errorf("--clickbench-queries: no ClickBench query %q (1..%d)", name, len(all))
+		}
+		out = append(out, all[n-1])
+	}
+	return out, nil
 }

@@ -244,6 +244,23 @@ func (b *bench) measure(suite, name, engine string, fn func() (int64, error)) (*
 	return r, nil
 }
 
+// startProfile starts a CPU profile of one of our cases when --cpuprofile
+// is set; the returned function stops it (a no-op otherwise).
+func (b *bench) startProfile(suite, name, engine string) (func(), error) {
+	if b.cfg.profDir == "" || !(strings.HasPrefix(engine, "ours") || strings.HasPrefix(engine, "flight")) {
+		return func() {}, nil
+	}
+	f, err := os.Create(filepath.Join(b.cfg.profDir, fmt.Sprintf("%s-%s-%s.pprof", suite, name, engine)))
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
 // compare records baseline/ours as a ratio with its target.
 func (b *bench) compare(name string, ours, base *result, target float64) {
 	if ours == nil || base == nil || ours.Median == 0 {

@@ -170,6 +170,11 @@ func (b *bench) tpchMeasure(name, engine string, fn func(keep bool) (int64, erro
 	if _, err := fn(true); err != nil {
 		return fail(err)
 	}
+	stop, err := b.startProfile("tpch", name, engine)
+	if err != nil {
+		return fail(err)
+	}
+	defer stop()
 	var cpus []float64
 	for range tpchRuns {
 		runtime.GC()
