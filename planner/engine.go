@@ -94,6 +94,7 @@ const (
 	kindDelete
 	kindCompact
 	kindRows // precomputed string rows (DESCRIBE, SHOW CREATE TABLE)
+	kindHousekeeping // CALL sys.expire_snapshots / sys.remove_orphan_files (procedures.go)
 )
 
 // Statement is a planned SQL statement. It may be executed many times and
@@ -123,6 +124,7 @@ type Statement struct {
 	delWhere  sqlparser.Expr
 	delAlias  string
 	delParams []arrow.DataType
+	proc      *procCall // kindHousekeeping
 }
 
 // Prepare parses and plans sql. It reads metadata only (a scan is planned
@@ -286,8 +288,11 @@ func (e *Engine) prepareDelete(ctx context.Context, pst *parse.Statement, x *sql
 }
 
 func (e *Engine) prepareCall(ctx context.Context, c *parse.Call, sess Session) (*Statement, error) {
+	if st, ok, err := e.prepareHousekeeping(ctx, c, sess); ok {
+		return st, err
+	}
 	if c.Proc != "sys.compact" && c.Proc != "compact" {
-		return nil, unsupportedf("procedure %s (only sys.compact)", c.Proc)
+		return nil, unsupportedf("procedure %s (supported: sys.compact, sys.expire_snapshots, sys.remove_orphan_files)", c.Proc)
 	}
 	if len(c.Args) < 1 || len(c.Args) > 2 {
 		return nil, invalidf("sys.compact takes 'db.table' and optionally 'full', got %d argument(s)", len(c.Args))
@@ -321,7 +326,9 @@ func (e *Engine) prepareCall(ctx context.Context, c *parse.Call, sess Session) (
 }
 
 // IsUpdate reports whether the statement is DELETE or CALL.
-func (s *Statement) IsUpdate() bool { return s.kind == kindDelete || s.kind == kindCompact }
+func (s *Statement) IsUpdate() bool {
+	return s.kind == kindDelete || s.kind == kindCompact || s.kind == kindHousekeeping
+}
 
 // Schema is the result schema of a query (nil for updates).
 func (s *Statement) Schema() *arrow.Schema {
@@ -490,6 +497,8 @@ func (s *Statement) ExecuteUpdate(ctx context.Context, params []any) (int64, err
 			return 0, fmt.Errorf("sys.compact(%s): %w", s.tableName, err)
 		}
 		return 0, nil
+	case kindHousekeeping:
+		return s.runHousekeeping(ctx)
 	}
 	return 0, invalidf("statement is a query: use Execute")
 }

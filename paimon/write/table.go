@@ -63,6 +63,10 @@ type Table struct {
 	// beforeCommit, when set (tests), runs after a compaction is computed
 	// and before it is committed.
 	beforeCommit func()
+	// LastExpireError is the error of the snapshot expiry that ran after
+	// the last commit through this handle (nil when it succeeded or did
+	// not run); expiry never fails a commit.
+	LastExpireError error
 }
 
 // TablePath returns "<db>.db/<table>", the table directory relative to a warehouse.

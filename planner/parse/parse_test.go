@@ -216,7 +216,7 @@ func TestParseErrors(t *testing.T) {
 		{`SELECT CAST(a) FROM t`, "CAST without AS <type>", catalog.ErrInvalid},
 		{`SELECT a FROM t /*+ OPTIONS('k') */`, "malformed hint", catalog.ErrInvalid},
 		{`SELECT a FROM t x /*+ OPTIONS('k'='v') */`, "directly follow the table name", catalog.ErrInvalid},
-		{`CALL sys.compact(t)`, "argument 1 must be a string literal, got t", catalog.ErrUnsupported},
+		{`CALL sys.compact(t)`, "argument 1 must be a string, number or boolean literal, got t", catalog.ErrUnsupported},
 		{`EXPLAIN`, "EXPLAIN needs a statement", catalog.ErrInvalid},
 		{``, "empty statement", catalog.ErrInvalid},
 		{"SELECT a\nFROM t WHERE a = = 1", "syntax error (expected an expression after '=') at line 2, column 18 near '='\nFROM t WHERE a = = 1\n                 ^", catalog.ErrInvalid},
