@@ -220,6 +220,9 @@ func (r *reader) readEvolutionSplit(sp *Split) error {
 			src.run = &runSource{r: r, sp: &plain, files: []*paimon.DataFileMeta{f}, fields: pick(cols, src.cols)}
 		}
 	}
+	if firstData == nil {
+		return fmt.Errorf("%w: data-evolution group of %s has blob files but no data file", paimon.ErrCorrupt, sp.Files[0].FileName)
+	}
 	first, rows := groupRange(entriesOf(sp.Files))
 	for _, id := range blobOrder {
 		files := blobBunches[id]
@@ -287,7 +290,7 @@ func (r *reader) readEvolutionSplit(sp *Split) error {
 		if err != nil {
 			return err
 		}
-		if len(owner.tracking) > 0 && firstData != nil {
+		if len(owner.tracking) > 0 {
 			pos := make([]int64, n)
 			for i := range pos {
 				pos[i] = emitted + int64(i)
