@@ -53,6 +53,7 @@ var refusedOptions = map[string][]string{
 	"scan.file-creation-time-millis": {""},
 	"scan.fallback-delta-branch":     {""},
 	"scan.fallback-snapshot-branch":  {""},
+	"scan.partitions":                {""},
 	"scan.primary-branch":            {""},
 	"sequence.snapshot-ordering":     {"", "false"},
 	"type":                           {"", "table", "materialized-table"},
@@ -78,7 +79,19 @@ var handledOptions = map[string]bool{
 	"file.format": true, "file.format.per.level": true,
 	"postpone.merge-on-read": true, "pk-clustering-override": true,
 	"scan.fallback-branch": true, "scan.fallback-branch.read-fail-fast": true,
-	"scan.bounded.watermark": true, "scan.manifest.parallelism": true,
+	"scan.bounded.watermark": true,
+	// Flink connector options (FlinkConnectorOptions) stored as table options.
+	"scan.bounded": true, "scan.dedicated-split-generation": true, "scan.infer-parallelism": true,
+	"scan.infer-parallelism.max": true, "scan.max-snapshot.count": true, "scan.parallelism": true,
+	"scan.remove-normalize": true, "scan.split-enumerator.batch-size": true, "scan.split-enumerator.mode": true,
+	"scan.watermark.alignment.group": true, "scan.watermark.alignment.max-drift": true,
+	"scan.watermark.alignment.update-interval": true, "scan.watermark.emit.strategy": true,
+	"scan.watermark.idle-timeout": true,
+	// Harmless while the feature they tune is off (or refused elsewhere).
+	"chain-table.chain-partition-keys": true, "chain-table.split.key-range-enabled": true,
+	"chain-table.streaming.merge-snapshot": true, "partial-update.remove-record-on-sequence-group": true,
+	"vector.target-file-size": true, "vector-index.search-mode": true, "vector-search.distribute.enabled": true,
+	"vector-search.lateral-join.batch-size": true, "vector-search.lateral-join.parallelism": true, "scan.manifest.parallelism": true,
 	"scan.max-splits-per-task": true, "scan.plan-sort-partition": true, "scan.ignore-corrupt-files": true,
 	"scan.ignore-lost-files": true, "scan.plan-auto-tag-for-read.time-retained": true,
 }

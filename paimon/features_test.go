@@ -38,6 +38,8 @@ func TestCheckReadable(t *testing.T) {
 		{"chain table off", mk(plain, nil, map[string]string{"chain-table.enabled": "false"}), ""},
 		{"default time travel", mk(plain, nil, map[string]string{"scan.snapshot-id": "3"}), "scan.snapshot-id=3"},
 		{"scan bucket", mk(plain, nil, map[string]string{"scan.bucket": "1"}), "scan.bucket=1"},
+		{"flink scan partitions", mk(plain, nil, map[string]string{"scan.partitions": "dt=1"}), "scan.partitions=dt=1"},
+		{"flink scan tuning", mk(plain, nil, map[string]string{"scan.parallelism": "4", "scan.infer-parallelism": "false", "scan.watermark.idle-timeout": "1s"}), ""},
 		{"scan mode compacted", mk(plain, nil, map[string]string{"scan.mode": "compacted-full"}), "scan.mode=compacted-full"},
 		{"format table", mk(plain, nil, map[string]string{"type": "format-table"}), "type=format-table"},
 		{"unknown row option", mk(plain, nil, map[string]string{"deletion-vectors.future-mode": "x"}), "unknown table option deletion-vectors.future-mode"},

@@ -99,10 +99,16 @@ func groupRange(files []paimon.ManifestEntry) (int64, int64) {
 // evolutionSource is one file (or blob files read in sequence) supplying
 // some of the read columns of a group.
 type evolutionSource struct {
-	run  *runSource
+	run  batchSource
 	cols []int // indexes into readCols of the columns this source supplies
 	cur  arrow.RecordBatch
 	off  int64
+}
+
+// batchSource yields a source's batches in row order (nil at the end).
+type batchSource interface {
+	Next(ctx context.Context) (arrow.RecordBatch, error)
+	Close()
 }
 
 // writtenFieldIDs returns the ids of the columns a data file wrote: its
@@ -214,18 +220,22 @@ func (r *reader) readEvolutionSplit(sp *Split) error {
 			src.run = &runSource{r: r, sp: &plain, files: []*paimon.DataFileMeta{f}, fields: pick(cols, src.cols)}
 		}
 	}
+	if firstData == nil {
+		return fmt.Errorf("%w: data-evolution group of %s has blob files but no data file", paimon.ErrCorrupt, sp.Files[0].FileName)
+	}
 	first, rows := groupRange(entriesOf(sp.Files))
 	for _, id := range blobOrder {
 		files := blobBunches[id]
-		next := first
+		// Blob files of one max sequence number that tile the group are read
+		// in sequence; otherwise (a newer write overrides some rows, Java
+		// BlobFallbackRecordReader) each row takes the newest non-placeholder
+		// value of the files covering it, NULL when there is none.
+		tiled, next := true, first
 		for _, f := range files {
-			if *f.FirstRowID != next {
-				return fmt.Errorf("%w: blob files of field id %d do not tile the row ids of %s (file %s starts at %d, expected %d): overriding blob files are not supported yet",
-					paimon.ErrUnsupported, id, sp.Files[0].FileName, f.FileName, *f.FirstRowID, next)
-			}
+			tiled = tiled && *f.FirstRowID == next && f.MaxSequenceNumber == files[0].MaxSequenceNumber
 			next += f.RowCount
 		}
-		if next != first+rows {
+		if tiled && next != first+rows {
 			return fmt.Errorf("%w: blob files of field id %d cover row ids [%d, %d), the group has [%d, %d)", paimon.ErrCorrupt, id, first, next, first, first+rows)
 		}
 		src := &evolutionSource{}
@@ -235,9 +245,18 @@ func (r *reader) readEvolutionSplit(sp *Split) error {
 				src.cols = append(src.cols, j)
 			}
 		}
-		if len(src.cols) > 0 {
-			srcs = append(srcs, src)
+		if len(src.cols) == 0 {
+			continue
+		}
+		srcs = append(srcs, src)
+		if tiled {
 			src.run = &runSource{r: r, sp: &plain, files: files, fields: pick(cols, src.cols)}
+		} else {
+			fb, err := newBlobFallback(r, &plain, files, pick(cols, src.cols), first, rows)
+			if err != nil {
+				return err
+			}
+			src.run = fb
 		}
 	}
 	for j, c := range cols {
@@ -271,7 +290,7 @@ func (r *reader) readEvolutionSplit(sp *Split) error {
 		if err != nil {
 			return err
 		}
-		if len(owner.tracking) > 0 && firstData != nil {
+		if len(owner.tracking) > 0 {
 			pos := make([]int64, n)
 			for i := range pos {
 				pos[i] = emitted + int64(i)
