@@ -303,3 +303,58 @@ func TestBitmapV2ManyBlocks(t *testing.T) {
 		t.Fatalf(">= value-05990: %d rows, want 20", got)
 	}
 }
+
+// TestRangeBitmapManyChunks: a range bitmap whose dictionary spans many
+// chunks answers lookups and ranges decoding only the chunks they land in.
+func TestRangeBitmapManyChunks(t *testing.T) {
+	const n = 50000
+	vals := make([]any, n)
+	for i := range vals {
+		vals[i] = int64((i * 7919) % n * 3) // distinct multiples of 3, shuffled
+	}
+	body, err := BuildRangeBitmap(types.NewBigInt(), vals, 16<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := Open(Entry{Column: "c", Type: TypeRangeBitmap, Body: body}, types.NewBigInt(), n)
+	if err != nil || rd == nil {
+		t.Fatal(err)
+	}
+	ix := rd.(*rangeBitmapIndex)
+	if len(ix.dict.chunks) < 10 {
+		t.Fatalf("%d chunks, want many", len(ix.dict.chunks))
+	}
+	eval := func(op predicate.Op, v int64) *roaring.Bitmap {
+		res, err := rd.Eval(&predicate.Leaf{Column: "c", Type: types.NewBigInt(), Op: op, Literals: []any{v}})
+		if err != nil || res.IsRemain() {
+			t.Fatalf("%s %d: %v", op, v, err)
+		}
+		return res.Selection()
+	}
+	for _, v := range []int64{0, 3, 30000, 30001, 149997, 149998} {
+		want := roaring.New()
+		for r, x := range vals {
+			if x.(int64) == v {
+				want.Add(uint32(r))
+			}
+		}
+		if got := eval(predicate.Eq, v); !got.Equals(want) {
+			t.Fatalf("= %d: %v, want %v", v, got.ToArray(), want.ToArray())
+		}
+	}
+	decoded := 0
+	for _, c := range ix.dict.chunks {
+		if c.decodedOnce {
+			decoded++
+		}
+	}
+	if decoded > 6 {
+		t.Fatalf("%d chunks decoded for 6 lookups", decoded)
+	}
+	if got := eval(predicate.Lt, 30001).GetCardinality(); got != 10001 {
+		t.Fatalf("< 30001: %d rows, want 10001", got)
+	}
+	if got := eval(predicate.GtEq, 149997).GetCardinality(); got != 1 {
+		t.Fatalf(">= 149997: %d rows, want 1", got)
+	}
+}
