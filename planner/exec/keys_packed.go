@@ -32,6 +32,12 @@ import (
 // So equal keys pack equally and vice versa; NULL differs from every value
 // (and from the empty string). Floats are not packed (they go to ktGen).
 //
+// When the fixed-width fields do not fit at full width (two BIGINTs), the
+// 4- and 8-byte columns are range-packed: the sign-extended value minus a
+// base, in as many bits as the first batch's range needs plus two (see
+// choose). A later insert outside the range turns the table into a ktGen
+// like a long string; a lookup outside it is a miss.
+//
 // The k of each string column is chosen at the first non-empty Insert from
 // that batch's longest value (then widened while the layout still fits).
 // When a later Insert holds a longer value (or the first batch does not
