@@ -144,9 +144,14 @@ func greedy(leaves []Node, conds []vec.Expr, est Estimator) (Node, error) {
 		}
 	}
 	sizes := make([]float64, len(leaves))
+	sel := make([]float64, len(leaves)) // estimated share of its rows a leaf keeps
 	first := 0
 	for i, l := range leaves {
 		sizes[i] = est(l)
+		sel[i] = 1
+		if raw := rawSize(l, est); raw > 0 {
+			sel[i] = min(sizes[i]/raw, 1)
+		}
 		if sizes[i] > sizes[first] {
 			first = i
 		}
@@ -203,7 +208,10 @@ func greedy(leaves []Node, conds []vec.Expr, est Estimator) (Node, error) {
 				if in[k] || !connected(k) {
 					continue
 				}
-				if best < 0 || sizes[k] < sizes[best] {
+				// joined to its dimension side, a leaf keeps the share of
+				// rows its own filters keep: the most selective goes
+				// first (part with p_name LIKE before unfiltered supplier)
+				if best < 0 || pass == 0 && sel[k] < sel[best] || (pass != 0 || sel[k] == sel[best]) && sizes[k] < sizes[best] {
 					best = k
 				}
 			}
@@ -379,4 +387,24 @@ func PushLimit(n Node) Node {
 		rebuilt = path[i].WithChildren(rebuilt)
 	}
 	return l.WithChildren(rebuilt)
+}
+
+// rawSize is the estimated size of a leaf without its filters (a scan
+// below filters and projections, its pushed filters dropped); 0 when the
+// leaf is something else.
+func rawSize(n Node, est Estimator) float64 {
+	for {
+		switch x := n.(type) {
+		case *Filter:
+			n = x.Input
+		case *Project:
+			n = x.Input
+		case *Scan:
+			cp := *x
+			cp.Filters = nil
+			return est(&cp)
+		default:
+			return 0
+		}
+	}
 }
