@@ -9,6 +9,8 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	pmetrics "github.com/paimon-flightsql/paimon-flightsql/internal/metrics"
 )
 
 // Admission control: at most Config.MaxConcurrentQueries statements plan or
@@ -96,26 +98,36 @@ func (s *Server) takeSlot(ctx context.Context) error {
 	a := s.admission
 	select {
 	case a.slots <- struct{}{}:
+		pmetrics.QueriesRunning.Inc()
 		return nil
 	default:
 	}
 	s.queued.Add(1)
-	defer s.queued.Add(-1)
+	pmetrics.QueueLength.Inc()
+	defer func() {
+		s.queued.Add(-1)
+		pmetrics.QueueLength.Dec()
+	}()
 	t := time.NewTimer(a.timeout)
 	defer t.Stop()
 	select {
 	case a.slots <- struct{}{}:
+		pmetrics.QueriesRunning.Inc()
 		return nil
 	case <-ctx.Done():
 		return status.FromContextError(ctx.Err()).Err()
 	case <-t.C:
+		pmetrics.AdmissionRejected.Inc()
 		return status.Error(codes.ResourceExhausted, fmt.Sprintf(
 			"server busy: %d queries running (--max-concurrent-queries) and this one waited %s in the queue (--queue-timeout); retry later",
 			cap(a.slots), a.timeout))
 	}
 }
 
-func (a *admission) release() { <-a.slots }
+func (a *admission) release() {
+	<-a.slots
+	pmetrics.QueriesRunning.Dec()
+}
 
 // Running is the number of admitted statements; Queued those waiting.
 func (s *Server) Running() int {

@@ -17,8 +17,10 @@ import (
 
 	pfsql "github.com/paimon-flightsql/paimon-flightsql/flightsql"
 	"github.com/paimon-flightsql/paimon-flightsql/flightsql/flightsqltest"
+	pmetrics "github.com/paimon-flightsql/paimon-flightsql/internal/metrics"
 	"github.com/paimon-flightsql/paimon-flightsql/internal/panics"
 	"github.com/paimon-flightsql/paimon-flightsql/internal/testutil"
+	promtest "github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // trapEngine wraps the test engine: "SELECT PANIC" panics in Prepare,
@@ -179,9 +181,13 @@ func TestAdmissionControl(t *testing.T) {
 		blocked <- err
 	}()
 	<-eng.started
+	rejected := promtest.ToFloat64(pmetrics.AdmissionRejected)
 	start := time.Now()
 	_, err := cl.Execute(context.Background(), "SELECT * FROM orders")
 	wantCode(t, err, codes.ResourceExhausted, "--max-concurrent-queries")
+	if d := promtest.ToFloat64(pmetrics.AdmissionRejected) - rejected; d < 1 {
+		t.Fatalf("admission_rejected_total grew by %v, want at least 1", d)
+	}
 	if d := time.Since(start); d < 150*time.Millisecond || d > 5*time.Second {
 		t.Fatalf("queued statement failed after %v, want about the 200ms queue timeout", d)
 	}
