@@ -210,6 +210,7 @@ func fixtureTables(t *testing.T, dir string) {
 				if len(cols) == 0 {
 					t.Skip("no column comparable as text")
 				}
+				testutil.LinkExternalPaths(t, tdir)
 				got, err := runFixture(t, e, "SELECT "+strings.Join(cols, ", ")+" FROM "+name+hint)
 				if p, ok := testutil.PendingFixture(tdir); ok {
 					testutil.CheckPending(t, p, err)

@@ -221,6 +221,7 @@ func (w walkEntry) pendingOrFail(t *testing.T, how string, err error) {
 func TestFixtureWalkCatQuery(t *testing.T) {
 	for _, w := range fixtureWalk(t) {
 		t.Run(w.name(), func(t *testing.T) {
+			testutil.LinkExternalPaths(t, w.tableDir)
 			if w.rowFilter == "" {
 				args := []string{"cat", w.tableDir}
 				if w.snapshot != nil {
@@ -263,6 +264,7 @@ func TestFixtureWalkFlight(t *testing.T) {
 		cl, stop := startWalkServer(t, wh)
 		for _, w := range byWarehouse[wh] {
 			t.Run(w.name(), func(t *testing.T) {
+				testutil.LinkExternalPaths(t, w.tableDir)
 				out, err := flightRows(t, cl, w.sql())
 				w.pendingOrFail(t, "flight "+w.sql(), err)
 				w.compare(t, "flight "+w.sql(), out)
