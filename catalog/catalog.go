@@ -8,6 +8,7 @@ package catalog
 
 import (
 	"context"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -89,6 +90,29 @@ type Deleter interface {
 // Compactor is implemented by tables that support CALL sys.compact('db.t').
 type Compactor interface {
 	Compact(ctx context.Context, full bool) error
+}
+
+// ExpireRequest is CALL sys.expire_snapshots: fields left zero are not
+// bounded (Java's ExpireConfig builder defaults: retain at least 1, at most
+// unlimited, no time bound, no limit per call), not the table options.
+type ExpireRequest struct {
+	RetainMax, RetainMin int
+	OlderThan            time.Time // snapshots created before it may expire
+	MaxDeletes           int
+}
+
+// SnapshotExpirer is implemented by tables that support CALL
+// sys.expire_snapshots; it returns the number of snapshots expired.
+type SnapshotExpirer interface {
+	ExpireSnapshots(ctx context.Context, req ExpireRequest) (int, error)
+}
+
+// OrphanRemover is implemented by tables that support CALL
+// sys.remove_orphan_files: it removes files no snapshot, tag or branch
+// references that were last modified before olderThan (zero: a day ago),
+// and returns how many files and bytes it removed (or would, for dryRun).
+type OrphanRemover interface {
+	RemoveOrphanFiles(ctx context.Context, olderThan time.Time, dryRun bool) (files int, bytes int64, err error)
 }
 
 func invalidf(format string, a ...any) error {

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -135,7 +137,8 @@ func (t *DataTable) NewScan(ctx context.Context, req ScanRequest) (Scan, error) 
 	if err != nil {
 		return nil, err
 	}
-	d := &dataScan{scan: s, filter: filter, nfilters: len(req.Filters), stats: planStats(plan.Stats, plan.IndexSkipsByType)}
+	d := &dataScan{scan: s, table: tbl, filter: filter, nfilters: len(req.Filters), stats: planStats(plan.Stats, plan.IndexSkipsByType)}
+	d.pin(planPinTTL)
 	d.native = plan.Splits
 	d.splits = make([]Split, len(plan.Splits))
 	for i, ps := range s.Export(plan.Splits) {
@@ -153,6 +156,8 @@ func (t *DataTable) openScan(ctx context.Context, tbl *paimon.Table, opts scan.O
 		if sp.Data == nil {
 			return nil, invalidf("split of another kind of scan given to table %s", SQLName(t.id))
 		}
+	}
+	for _, sp := range req.Splits {
 		if sp.Data.Branch == tbl.BranchName() {
 			opts.SnapshotID, opts.TagName, opts.TimestampMillis = sp.Data.SnapshotID, "", 0
 			break
@@ -170,8 +175,9 @@ func (t *DataTable) openScan(ctx context.Context, tbl *paimon.Table, opts scan.O
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", SQLName(t.id), err)
 	}
-	d := &dataScan{scan: s, filter: req.Filter(), nfilters: len(req.Filters), native: native, splits: req.Splits}
+	d := &dataScan{scan: s, table: tbl, filter: req.Filter(), nfilters: len(req.Filters), native: native, splits: req.Splits}
 	d.stats = ScanStats{SnapshotID: s.SnapshotID(), Opened: true}
+	d.pin(planPinTTL)
 	p := scan.Plan{Splits: native}
 	d.rows, d.exact = p.RowCount(d.filter)
 	for _, sp := range native {
@@ -186,22 +192,38 @@ func (t *DataTable) openScan(ctx context.Context, tbl *paimon.Table, opts scan.O
 
 func planStats(st scan.Stats, byType map[string]int) ScanStats {
 	return ScanStats{
-		SnapshotID:           st.SnapshotID,
-		ManifestsTotal:       st.ManifestsTotal,
-		ManifestsPruned:      st.ManifestsPruned,
-		FilesTotal:           st.FilesTotal,
-		FilesPrunedPartition: st.FilesPrunedPartition,
-		FilesPrunedBucket:    st.FilesPrunedBucket,
-		FilesPrunedStats:     st.FilesPrunedStats,
-		FilesPrunedIndex:     st.FilesPrunedIndex,
-		RowsPrunedIndex:      st.RowsPrunedIndex,
-		IndexSkips:           indexSkips(byType),
-		DeletionVectors:      st.DeletionVectors,
-		MergedBuckets:        st.MergeSplits,
+		SnapshotID:             st.SnapshotID,
+		ManifestsTotal:         st.ManifestsTotal,
+		ManifestsPruned:        st.ManifestsPruned,
+		FilesTotal:             st.FilesTotal,
+		FilesPrunedPartition:   st.FilesPrunedPartition,
+		FilesPrunedBucket:      st.FilesPrunedBucket,
+		FilesPrunedStats:       st.FilesPrunedStats,
+		FilesPrunedIndex:       st.FilesPrunedIndex,
+		RowsPrunedIndex:        st.RowsPrunedIndex,
+		IndexSkips:             indexSkips(byType),
+		FilesPrunedGlobalIndex: st.FilesPrunedGlobalIndex,
+		DeletionVectors:        st.DeletionVectors,
+		MergedBuckets:          st.MergeSplits,
 	}
 }
 
+// planPinTTL is how long a planned scan keeps its snapshot from expiring
+// before it is read (reading pins it until the reader is released).
+const planPinTTL = 10 * time.Minute
+
+// pin keeps snapshot expiry of this process off the scan's snapshot
+// (paimon.Table.PinSnapshot): for ttl, or until the returned function is
+// called when ttl is 0.
+func (d *dataScan) pin(ttl time.Duration) func() {
+	if d.stats.SnapshotID <= 0 {
+		return func() {}
+	}
+	return d.table.PinSnapshot(d.stats.SnapshotID, ttl)
+}
+
 type dataScan struct {
+	table    *paimon.Table
 	scan     *scan.Scan
 	filter   predicate.Predicate
 	nfilters int
@@ -260,6 +282,8 @@ func (d *dataScan) Read(ctx context.Context, splits []Split, o ReadOptions) (Rea
 		return nil, err
 	}
 	r.RecordReader = rd
+	r.refs.Store(1)
+	r.unpin = d.pin(0)
 	return r, nil
 }
 
@@ -278,9 +302,25 @@ func (d *dataScan) indexOf(sp *scan.PlannedSplit) int {
 	return -1
 }
 
+// dataReader keeps its snapshot pinned until its last reference is
+// released.
 type dataReader struct {
 	array.RecordReader
 	stats scan.ReadStats
+	refs  atomic.Int64
+	unpin func()
+}
+
+func (r *dataReader) Retain() {
+	r.refs.Add(1)
+	r.RecordReader.Retain()
+}
+
+func (r *dataReader) Release() {
+	if r.refs.Add(-1) == 0 {
+		defer r.unpin()
+	}
+	r.RecordReader.Release()
 }
 
 func (r *dataReader) Report() ReadReport {
@@ -325,9 +365,33 @@ func (t *DataTable) Compact(ctx context.Context, full bool) error {
 	return err
 }
 
+// ExpireSnapshots implements SnapshotExpirer (CALL sys.expire_snapshots).
+func (t *DataTable) ExpireSnapshots(ctx context.Context, req ExpireRequest) (int, error) {
+	wt, err := t.writeTable(ctx, "sys.expire_snapshots")
+	if err != nil {
+		return 0, err
+	}
+	return wt.ExpireSnapshots(ctx, write.ExpireOptions{
+		NoTableDefaults: true, RetainMax: req.RetainMax, RetainMin: req.RetainMin,
+		OlderThan: req.OlderThan, Limit: req.MaxDeletes,
+	})
+}
+
+// RemoveOrphanFiles implements OrphanRemover (CALL sys.remove_orphan_files).
+func (t *DataTable) RemoveOrphanFiles(ctx context.Context, olderThan time.Time, dryRun bool) (int, int64, error) {
+	wt, err := t.writeTable(ctx, "sys.remove_orphan_files")
+	if err != nil {
+		return 0, 0, err
+	}
+	res, err := wt.RemoveOrphanFiles(ctx, write.OrphanOptions{OlderThan: olderThan, DryRun: dryRun})
+	return res.Files, res.Bytes, err
+}
+
 var (
-	_ Deleter   = (*DataTable)(nil)
-	_ Compactor = (*DataTable)(nil)
+	_ Deleter         = (*DataTable)(nil)
+	_ Compactor       = (*DataTable)(nil)
+	_ SnapshotExpirer = (*DataTable)(nil)
+	_ OrphanRemover   = (*DataTable)(nil)
 )
 
 // indexSkips renders per-index-type skip counts as "bitmap 1, bsi 2".

@@ -16,6 +16,30 @@ import (
 // SysDatabase is the reserved database holding the global system tables.
 const SysDatabase = "sys"
 
+// InformationSchemaDatabase is the SQL-standard metadata database
+// (schemata, tables, columns) that BI tools and SQL dialects query.
+const InformationSchemaDatabase = "information_schema"
+
+// InformationSchema is optionally implemented by SystemTables: the tables
+// of the information_schema database.
+type InformationSchema interface {
+	// InformationSchemaNames lists its tables (lower case).
+	InformationSchemaNames() []string
+	// InformationSchemaTable returns one (name in lower case), or an error
+	// wrapping ErrNotFound.
+	InformationSchemaTable(ctx context.Context, cat *FS, name string) (Table, error)
+}
+
+// infoSchema returns the information_schema tables when db names that
+// database (any case) and the system tables provide it.
+func (c *FS) infoSchema(db string) (InformationSchema, bool) {
+	if !strings.EqualFold(db, InformationSchemaDatabase) {
+		return nil, false
+	}
+	is, ok := c.sys.(InformationSchema)
+	return is, ok
+}
+
 // DefaultDatabaseName is the database of unqualified names.
 const DefaultDatabaseName = "default"
 
@@ -110,6 +134,9 @@ func (c *FS) ListDatabases(ctx context.Context) ([]string, error) {
 	}
 	if c.sys != nil {
 		out = append(out, SysDatabase)
+		if _, ok := c.sys.(InformationSchema); ok {
+			out = append(out, InformationSchemaDatabase)
+		}
 	}
 	sort.Strings(out)
 	return out, nil
@@ -149,6 +176,13 @@ func (c *FS) DataTableNames(ctx context.Context, db string) ([]string, error) {
 // tables; their system tables are addressable but not listed. For sys it
 // lists the global system tables.
 func (c *FS) ListTables(ctx context.Context, db string) ([]TableInfo, error) {
+	if is, ok := c.infoSchema(db); ok {
+		var out []TableInfo
+		for _, n := range is.InformationSchemaNames() {
+			out = append(out, TableInfo{Name: n, Kind: KindSystemTable})
+		}
+		return out, nil
+	}
 	if db == SysDatabase && c.sys != nil {
 		var out []TableInfo
 		for _, n := range c.sys.GlobalNames(c) {
@@ -165,6 +199,15 @@ func (c *FS) ListTables(ctx context.Context, db string) ([]TableInfo, error) {
 		out[i] = TableInfo{Name: n, Kind: KindTable}
 	}
 	return out, nil
+}
+
+// SystemTableNames lists the table-level system table suffixes
+// (snapshots, files, ...), for suggestions; nil without system tables.
+func (c *FS) SystemTableNames() []string {
+	if c.sys == nil {
+		return nil
+	}
+	return c.sys.TableNames()
 }
 
 // ParseTableName splits "t", "t$ro", "t$branch_b", "t$branch_b$files" into
@@ -204,6 +247,9 @@ func (c *FS) GetTable(ctx context.Context, db, name string) (Table, error) {
 	}
 	if db == SysDatabase && c.sys != nil {
 		return c.sys.Global(ctx, c, strings.ToLower(name))
+	}
+	if is, ok := c.infoSchema(db); ok {
+		return is.InformationSchemaTable(ctx, c, strings.ToLower(name))
 	}
 	table, branch, system, err := ParseTableName(name)
 	if err != nil {

@@ -181,7 +181,7 @@ func TestMemTableLazyAndErrors(t *testing.T) {
 	}
 	s, _ := tab.NewScan(context.Background(), ScanRequest{Columns: []string{"id"}, Limit: -1})
 	if _, exact := s.RowCount(); exact || len(s.Splits()) != 1 {
-		t.Fatal("lazy RowCount/NumSplits")
+		t.Fatal("lazy RowCount/Splits")
 	}
 	if rows, _ := readAll(t, s, mem, nil); rows != 3 || calls != 1 {
 		t.Fatalf("rows=%d calls=%d", rows, calls)

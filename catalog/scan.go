@@ -199,6 +199,9 @@ type ScanStats struct {
 	FilesPrunedIndex int
 	RowsPrunedIndex  int64
 	IndexSkips       string
+	// FilesPrunedGlobalIndex: files whose row-id range a global index
+	// (index manifest, row tracking) proved has no matching row.
+	FilesPrunedGlobalIndex int
 
 	// Opened is true when the scan was opened from splits planned earlier
 	// (ScanRequest.Splits) instead of planned: manifest and pruning

@@ -52,7 +52,7 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 		return status.Error(codes.Canceled, err.Error())
 	}
 	defer done()
-	ctx, release, err := s.admit(ctx)
+	ctx, release, err := s.admitQuery(ctx, qid)
 	if err != nil {
 		return err
 	}
@@ -110,8 +110,11 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 	if stmt == nil {
 		sess := spec.session()
 		kind := "execute"
-		if ep != nil && len(ep.Splits) > 0 {
-			sess.Splits, kind = ep.Splits, "execute_splits"
+		if ep != nil && len(ep.SplitsZ) > 0 {
+			if sess.Splits, err = ticketSplits(ep.SplitsZ); err != nil {
+				return status.Error(codes.InvalidArgument, err.Error())
+			}
+			kind = "execute_splits"
 		}
 		if stmt, err = s.prepareBound(ctx, spec.SQL, sess, kind, spec.Params); err != nil {
 			return err

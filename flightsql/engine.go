@@ -20,6 +20,7 @@ type Session struct {
 	// the same statement (carried in a ticket): the engine opens those
 	// splits instead of planning the scans again.
 	Splits []byte
+	User     string // the authenticated user ("" without authentication)
 }
 
 // Engine plans SQL text. It is the contract between the Flight SQL server
@@ -80,10 +81,11 @@ type PruningStatsStatement interface {
 // SplitsStatement is optionally implemented by statements whose planned
 // scan splits can travel in tickets, so that a DoGet on any node reads
 // them without planning again. PlannedSplits returns them encoded (JSON;
-// nil when there is nothing to carry); Prepare given a Session with Splits
-// set to that value opens them.
+// nil when there is nothing to carry; nil and fits false when the encoding
+// would pass max bytes); Prepare given a Session with Splits set to that
+// value opens them.
 type SplitsStatement interface {
-	PlannedSplits() ([]byte, error)
+	PlannedSplits(max int) (splits []byte, fits bool, err error)
 }
 
 // PoolStatement is optionally implemented by statements that take the
@@ -108,4 +110,13 @@ type ParamTypedStatement interface {
 // server gives a result about one endpoint per Config.EndpointBytes.
 type SizedStatement interface {
 	EstimatedBytes() (n int64, known bool)
+}
+
+// SettingStatement is optionally implemented by statements that set session
+// options (SQL SET name = value, USE db). The server validates the
+// settings as it does Flight SetSessionOptions and stores them in the
+// caller's session when the statement is planned; the statement's result
+// lists them.
+type SettingStatement interface {
+	Settings() map[string]string
 }

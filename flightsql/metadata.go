@@ -138,6 +138,14 @@ func (s *Server) tableSchema(db string, t catalog.Table) *arrow.Schema {
 	sc := catalog.VisibleSchema(t.Schema())
 	pks := t.PrimaryKeys()
 	name := t.Identifier().Table
+	comments := map[string]string{}
+	if dt, ok := t.(*catalog.DataTable); ok {
+		for _, f := range dt.TableSchema().Fields {
+			if f.Description != nil && *f.Description != "" {
+				comments[f.Name] = *f.Description
+			}
+		}
+	}
 	fields := make([]arrow.Field, sc.NumFields())
 	for i, f := range sc.Fields() {
 		f = classicField(f)
@@ -145,8 +153,17 @@ func (s *Server) tableSchema(db string, t catalog.Table) *arrow.Schema {
 		b.CatalogName(s.cfg.Catalog).SchemaName(db).TableName(name)
 		addTypeMetadata(&b, f)
 		b.IsAutoIncrement(false).IsCaseSensitive(f.Type.ID() == arrow.STRING).IsReadOnly(true).IsSearchable(true)
+		// REMARKS: the column comment, and whether it is part of the
+		// primary key.
+		remarks := comments[f.Name]
 		if slices.Contains(pks, f.Name) {
-			b.Remarks("primary key")
+			if remarks != "" {
+				remarks += " "
+			}
+			remarks += "(primary key)"
+		}
+		if remarks != "" {
+			b.Remarks(remarks)
 		}
 		f.Metadata = b.Metadata()
 		fields[i] = f

@@ -58,10 +58,12 @@ type oidcVerifier struct {
 	cfg OIDCConfig
 	hc  *http.Client
 
-	mu      sync.Mutex
-	keys    map[string]jwkKey // by kid
-	fetched time.Time
-	jwksURL string
+	mu       sync.Mutex
+	keys     map[string]jwkKey // by kid
+	fetched  time.Time         // start of the last fetch
+	jwksURL  string
+	inflight chan struct{} // closed when the fetch in flight ends
+	fetchErr error         // of the last fetch
 }
 
 type jwkKey struct {
@@ -154,41 +156,67 @@ func (v *oidcVerifier) readOnly(c jwt.MapClaims) bool {
 }
 
 // key returns the key kid names, fetching the JWKS when it is unknown or
-// stale (unknown kids refetch at most every jwksMinRefetch).
+// stale (unknown kids refetch at most every jwksMinRefetch). One fetch runs
+// at a time, outside the lock: calls with a known key never wait for it,
+// calls with an unknown kid wait for the fetch in flight.
 func (v *oidcVerifier) key(ctx context.Context, kid string, now time.Time) (jwkKey, error) {
 	v.mu.Lock()
-	defer v.mu.Unlock()
-	lookup := func() (jwkKey, bool) {
-		if kid == "" {
-			if len(v.keys) == 1 {
-				for _, k := range v.keys {
-					return k, true
-				}
-			}
-			return jwkKey{}, false
-		}
-		k, ok := v.keys[kid]
-		return k, ok
-	}
+	k, ok := v.lookup(kid)
 	stale := now.Sub(v.fetched) >= jwksMaxAge
-	if k, ok := lookup(); ok && !stale {
+	if ok && (!stale || v.inflight != nil) {
+		v.mu.Unlock()
 		return k, nil
 	}
-	if v.keys == nil || stale || now.Sub(v.fetched) >= jwksMinRefetch {
-		if err := v.fetch(ctx, now); err != nil {
-			if k, ok := lookup(); ok { // keep serving the known keys
-				return k, nil
-			}
-			return jwkKey{}, err
+	switch {
+	case v.inflight == nil && (v.keys == nil || stale || now.Sub(v.fetched) >= jwksMinRefetch):
+		done := make(chan struct{})
+		v.inflight, v.fetched = done, now // fetched also on failure: a broken issuer is not hammered
+		url := v.jwksURL
+		v.mu.Unlock()
+		keys, url, err := v.download(context.WithoutCancel(ctx), url)
+		v.mu.Lock()
+		if err == nil {
+			v.keys, v.jwksURL = keys, url
 		}
+		v.fetchErr = err
+		v.inflight = nil
+		close(done)
+	case v.inflight != nil:
+		done := v.inflight
+		v.mu.Unlock()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return jwkKey{}, ctx.Err()
+		}
+		v.mu.Lock()
 	}
-	if k, ok := lookup(); ok {
-		return k, nil
+	defer v.mu.Unlock()
+	if k, ok := v.lookup(kid); ok {
+		return k, nil // after a failed refresh the known keys keep working
+	}
+	if v.fetchErr != nil && v.keys == nil {
+		return jwkKey{}, v.fetchErr
 	}
 	if kid == "" {
 		return jwkKey{}, fmt.Errorf("token names no key (kid) and the issuer's JWKS has %d keys", len(v.keys))
 	}
 	return jwkKey{}, fmt.Errorf("unknown signing key %q (not in the issuer's JWKS)", kid)
+}
+
+// lookup finds kid in the cached keys (a token without kid matches a JWKS
+// of exactly one key). Call with v.mu held.
+func (v *oidcVerifier) lookup(kid string) (jwkKey, bool) {
+	if kid == "" {
+		if len(v.keys) == 1 {
+			for _, k := range v.keys {
+				return k, true
+			}
+		}
+		return jwkKey{}, false
+	}
+	k, ok := v.keys[kid]
+	return k, ok
 }
 
 func (v *oidcVerifier) getJSON(ctx context.Context, url string, out any) error {
@@ -219,37 +247,35 @@ func (v *oidcVerifier) getJSON(ctx context.Context, url string, out any) error {
 	return nil
 }
 
-// fetch reloads the JWKS (resolving jwks_uri by discovery first if needed).
-func (v *oidcVerifier) fetch(ctx context.Context, now time.Time) error {
-	v.fetched = now // also on failure: a broken issuer is not hammered
-	if v.jwksURL == "" {
+// download reads the JWKS (resolving jwks_uri by discovery first when url
+// is empty) and returns its keys and URL.
+func (v *oidcVerifier) download(ctx context.Context, url string) (map[string]jwkKey, string, error) {
+	if url == "" {
 		var disc struct {
 			JWKSURI string `json:"jwks_uri"`
 		}
 		u := strings.TrimSuffix(v.cfg.Issuer, "/") + "/.well-known/openid-configuration"
 		if err := v.getJSON(ctx, u, &disc); err != nil {
-			return fmt.Errorf("OIDC discovery: %w", err)
+			return nil, "", fmt.Errorf("OIDC discovery: %w", err)
 		}
 		if disc.JWKSURI == "" {
-			return fmt.Errorf("OIDC discovery document %s has no jwks_uri", u)
+			return nil, "", fmt.Errorf("OIDC discovery document %s has no jwks_uri", u)
 		}
-		v.jwksURL = disc.JWKSURI
+		url = disc.JWKSURI
 	}
 	var set struct {
 		Keys []json.RawMessage `json:"keys"`
 	}
-	if err := v.getJSON(ctx, v.jwksURL, &set); err != nil {
-		return fmt.Errorf("OIDC JWKS: %w", err)
+	if err := v.getJSON(ctx, url, &set); err != nil {
+		return nil, "", fmt.Errorf("OIDC JWKS: %w", err)
 	}
 	keys := map[string]jwkKey{}
 	for _, raw := range set.Keys {
-		kid, k, ok := parseJWK(raw)
-		if ok {
+		if kid, k, ok := parseJWK(raw); ok {
 			keys[kid] = k
 		}
 	}
-	v.keys = keys
-	return nil
+	return keys, url, nil
 }
 
 // parseJWK decodes an RSA or EC signing key; other keys are skipped.

@@ -14,7 +14,7 @@ func PlannerEngine(e *planner.Engine) Engine { return plannerEngine{e} }
 type plannerEngine struct{ e *planner.Engine }
 
 func (p plannerEngine) Prepare(ctx context.Context, sql string, sess Session) (Statement, error) {
-	st, err := p.e.Prepare(ctx, sql, planner.Session{Database: sess.Database, Options: sess.Options, Splits: sess.Splits})
+	st, err := p.e.Prepare(ctx, sql, planner.Session{Database: sess.Database, Options: sess.Options, Splits: sess.Splits, User: sess.User})
 	if err != nil {
 		return nil, err
 	}
@@ -37,6 +37,7 @@ var (
 	_ Statement             = (*planner.Statement)(nil)
 	_ ParamTypedStatement   = plannerStatement{}
 	_ SizedStatement        = plannerStatement{}
+	_ SettingStatement      = plannerStatement{}
 	_ PinnedStatement       = (*planner.Statement)(nil)
 	_ PruningStatsStatement = (*planner.Statement)(nil)
 	_ SplitsStatement       = (*planner.Statement)(nil)

@@ -2,7 +2,6 @@ package flightsql
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/klauspost/compress/zstd"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -42,7 +42,7 @@ func (e execSpec) session() Session {
 	for k, v := range e.Opts {
 		opts[k] = v
 	}
-	return Session{Database: e.DB, Options: opts}
+	return Session{Database: e.DB, Options: opts, User: e.Sub}
 }
 
 // ticketClaims identify one endpoint of a query: partition Part, or, when
@@ -54,37 +54,61 @@ type ticketClaims struct {
 	Part  int    `json:"part"`
 	Of    int    `json:"of,omitempty"`
 	Parts int    `json:"parts,omitempty"`
-	// Splits are the statement's planned scan splits (SplitsStatement),
-	// so that a node without the cached plan reads them without planning
-	// again; absent when they are too large (ticketSplitsMax): that node
+	// SplitsZ are the statement's planned scan splits (SplitsStatement),
+	// zstd-compressed, so that a node without the cached plan reads them
+	// without planning again; absent when they are too large: that node
 	// then plans the statement again.
-	Splits json.RawMessage `json:"splits,omitempty"`
+	SplitsZ []byte `json:"splits_z,omitempty"`
 }
 
-// Limits on the splits carried in tickets: one ticket's, and all tickets'
-// of a FlightInfo together (default gRPC clients refuse messages over
-// 4 MiB). Over either, tickets carry the SQL only.
+// Limits on the splits carried in tickets: compressed, one ticket's and all
+// tickets' of a FlightInfo together (default gRPC clients refuse messages
+// over 4 MiB); uncompressed, what is encoded at all (a 100k-file scan is
+// not encoded to be dropped). Over any, tickets carry the SQL only.
 const (
 	ticketSplitsMax = 256 << 10
 	infoSplitsMax   = 2 << 20
+	rawSplitsMax    = 16 << 20
 )
 
-// plannedSplits returns the splits tickets of stmt should carry for eps
-// endpoints (nil: none, or too large to carry).
-func (s *Server) plannedSplits(stmt Statement, eps int, spec execSpec) json.RawMessage {
+var (
+	splitsEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	splitsDecoder, _ = zstd.NewReader(nil, zstd.WithDecoderMaxMemory(rawSplitsMax), zstd.WithDecoderConcurrency(0))
+)
+
+// plannedSplits returns the compressed splits tickets of stmt should carry
+// for eps endpoints (nil: none, or too large to carry).
+func (s *Server) plannedSplits(stmt Statement, eps int, spec execSpec) []byte {
 	ss, ok := stmt.(SplitsStatement)
 	if !ok || len(spec.Params) > 0 {
 		return nil
 	}
-	b, err := ss.PlannedSplits()
-	if err != nil || len(b) == 0 {
-		return nil
-	}
-	if len(b) > ticketSplitsMax || len(b)*eps > infoSplitsMax {
+	b, fits, err := ss.PlannedSplits(rawSplitsMax)
+	if err != nil || !fits || len(b) > rawSplitsMax {
 		s.metrics.ticketsNoSplits.Add(float64(eps))
 		return nil
 	}
-	return b
+	if len(b) == 0 {
+		return nil
+	}
+	z := splitsEncoder.EncodeAll(b, nil)
+	if len(z) > min(ticketSplitsMax, infoSplitsMax/max(eps, 1)) {
+		s.metrics.ticketsNoSplits.Add(float64(eps))
+		return nil
+	}
+	return z
+}
+
+// ticketSplits decompresses the splits a ticket carries (nil when none).
+func ticketSplits(z []byte) ([]byte, error) {
+	if len(z) == 0 {
+		return nil, nil
+	}
+	b, err := splitsDecoder.DecodeAll(z, nil)
+	if err != nil {
+		return nil, fmt.Errorf("ticket splits: %w", err)
+	}
+	return b, nil
 }
 
 // handleClaims are a stateless prepared statement.
@@ -152,6 +176,11 @@ func (s *Server) prepare(ctx context.Context, sql string, sess Session, kind str
 	if stmt == nil {
 		return nil, status.Errorf(codes.Internal, "engine returned no statement for %q", sql)
 	}
+	if ss, ok := stmt.(SettingStatement); ok && len(ss.Settings()) > 0 {
+		if err := s.applySettings(ctx, ss.Settings()); err != nil {
+			return nil, status.Error(codes.InvalidArgument, err.Error())
+		}
+	}
 	if ps, ok := stmt.(PruningStatsStatement); ok {
 		for k, v := range ps.PruningStats() {
 			s.metrics.pruning.WithLabelValues(k).Add(float64(v))
@@ -208,7 +237,7 @@ func (s *Server) flightInfo(ctx context.Context, stmt Statement, spec execSpec, 
 	}
 	splits := s.plannedSplits(stmt, eps, spec)
 	for part := 0; part < eps; part++ {
-		c := ticketClaims{execSpec: spec, QID: qid, Part: part, Splits: splits}
+		c := ticketClaims{execSpec: spec, QID: qid, Part: part, SplitsZ: splits}
 		if of > 0 {
 			c.Of, c.Parts = of, n
 		}
@@ -263,6 +292,15 @@ func (q *sqlServer) GetSchemaStatement(ctx context.Context, cmd flightsql.Statem
 func (q *sqlServer) DoPutCommandStatementUpdate(ctx context.Context, cmd flightsql.StatementUpdate) (int64, error) {
 	s := q.s
 	noteCommand(ctx, "CommandStatementUpdate", cmd.GetQuery())
+	if isSettingStatement(cmd.GetQuery()) {
+		// SET/USE change the session, not data: read-only users may run them.
+		sess, err := s.sessionFor(ctx)
+		if err != nil {
+			return 0, status.Error(codes.InvalidArgument, err.Error())
+		}
+		_, err = s.prepare(ctx, cmd.GetQuery(), sess, "update")
+		return 0, err
+	}
 	if err := s.checkWrite(ctx, cmd.GetQuery()); err != nil {
 		return 0, err
 	}

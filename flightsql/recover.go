@@ -2,6 +2,8 @@ package flightsql
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -96,5 +98,11 @@ func (s *Server) logPanic(err error) {
 	}
 }
 
-// newQueryID returns a fresh query id.
-func newQueryID() string { return randomID() }
+// newQueryID returns a fresh query id (16 random bytes, hex).
+func newQueryID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("crypto/rand failed: " + err.Error())
+	}
+	return hex.EncodeToString(b[:])
+}

@@ -11,13 +11,16 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/codes"
 
 	pfsql "github.com/paimon-flightsql/paimon-flightsql/flightsql"
 	"github.com/paimon-flightsql/paimon-flightsql/flightsql/flightsqltest"
+	pmetrics "github.com/paimon-flightsql/paimon-flightsql/internal/metrics"
 	"github.com/paimon-flightsql/paimon-flightsql/internal/panics"
 	"github.com/paimon-flightsql/paimon-flightsql/internal/testutil"
+	promtest "github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // trapEngine wraps the test engine: "SELECT PANIC" panics in Prepare,
@@ -178,9 +181,13 @@ func TestAdmissionControl(t *testing.T) {
 		blocked <- err
 	}()
 	<-eng.started
+	rejected := promtest.ToFloat64(pmetrics.AdmissionRejected)
 	start := time.Now()
 	_, err := cl.Execute(context.Background(), "SELECT * FROM orders")
 	wantCode(t, err, codes.ResourceExhausted, "--max-concurrent-queries")
+	if d := promtest.ToFloat64(pmetrics.AdmissionRejected) - rejected; d < 1 {
+		t.Fatalf("admission_rejected_total grew by %v, want at least 1", d)
+	}
 	if d := time.Since(start); d < 150*time.Millisecond || d > 5*time.Second {
 		t.Fatalf("queued statement failed after %v, want about the 200ms queue timeout", d)
 	}
@@ -197,6 +204,31 @@ func TestAdmissionControl(t *testing.T) {
 	if n, _ := fetchAll(context.Background(), t, cl, info); n == 0 {
 		t.Fatal("no rows")
 	}
+	// The endpoints of one query share its slot: a client that opens them
+	// all at once and reads the last first does not wait on itself.
+	if len(info.Endpoint) < 2 {
+		t.Fatalf("want a query with several endpoints, got %d", len(info.Endpoint))
+	}
+	var rdrs []*flight.Reader
+	for _, ep := range info.Endpoint {
+		rdr, err := cl.DoGet(context.Background(), ep.Ticket)
+		if err != nil {
+			t.Fatalf("endpoint DoGet with the query's slot taken by its other endpoints: %v", err)
+		}
+		rdrs = append(rdrs, rdr)
+	}
+	if e.srv.Running() > 1 {
+		t.Fatalf("%d endpoints of one query take %d slots, want at most 1", len(rdrs), e.srv.Running())
+	}
+	for i := len(rdrs) - 1; i >= 0; i-- {
+		for rdrs[i].Next() {
+		}
+		if err := rdrs[i].Err(); err != nil {
+			t.Fatal(err)
+		}
+		rdrs[i].Release()
+	}
+	waitFor(t, func() bool { return e.srv.Running() == 0 }, "the query's slot to be released")
 }
 
 // TestShutdownIsBounded: Shutdown drains for its context's time, then

@@ -74,13 +74,20 @@ func (s *Server) startReloader() {
 	go func() {
 		t := time.NewTicker(s.cfg.ReloadInterval)
 		defer t.Stop()
+		last := "" // log a failure once, not at every poll
 		for {
 			select {
 			case <-stop:
 				return
 			case <-t.C:
-				if err := s.auth.reload(); err != nil {
+				err := s.auth.reload()
+				switch {
+				case err != nil && err.Error() != last:
 					s.log.Error("reloading credentials failed", "error", err)
+					last = err.Error()
+				case err == nil && last != "":
+					s.log.Info("credentials files readable again")
+					last = ""
 				}
 			}
 		}

@@ -3,6 +3,7 @@ package flightsql
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -224,7 +225,8 @@ func (s *Server) sessionFor(ctx context.Context) (Session, error) {
 	if err != nil {
 		return Session{}, err
 	}
-	sess := Session{Database: opts[OptSchema], Options: map[string]string{}}
+	id, _ := IdentityFromContext(ctx)
+	sess := Session{Database: opts[OptSchema], Options: map[string]string{}, User: id.User}
 	if sess.Database == "" {
 		sess.Database = s.cat.DefaultDatabase()
 	}
@@ -313,3 +315,39 @@ func (q *sqlServer) CloseSession(ctx context.Context, _ *flight.CloseSessionRequ
 	q.s.sessions.close(sessionKeyOf(ctx, id))
 	return &flight.CloseSessionResult{Status: flight.CloseSessionResultClosed}, nil
 }
+
+// applySettings stores options set from SQL (SET name = value, USE db) in
+// the caller's session, validated like SetSessionOptions.
+func (s *Server) applySettings(ctx context.Context, settings map[string]string) error {
+	set := map[string]string{}
+	var unset []string
+	for name, val := range settings {
+		if !isKnownOption(name) {
+			return fmt.Errorf("SET %s: unknown session option %q (known: catalog, schema, scan.snapshot-id, scan.tag-name, scan.timestamp-millis, branch, compression, max-endpoints)", name, name)
+		}
+		if strings.EqualFold(val, "default") || strings.EqualFold(val, "null") {
+			unset = append(unset, name)
+			continue
+		}
+		cv, err := s.validateOption(ctx, name, val)
+		if err != nil {
+			return fmt.Errorf("SET %s: %w", name, err)
+		}
+		set[name] = cv
+		if isTimeTravel(name) {
+			for _, other := range timeTravelOptions {
+				if other != name {
+					unset = append(unset, other)
+				}
+			}
+		}
+	}
+	id, _ := IdentityFromContext(ctx)
+	s.sessions.update(sessionKeyOf(ctx, id), set, unset)
+	return nil
+}
+
+// settingStatement matches SQL that only sets session options.
+var settingStatement = regexp.MustCompile(`(?is)^\s*(SET|USE)\s`)
+
+func isSettingStatement(sql string) bool { return settingStatement.MatchString(sql) }

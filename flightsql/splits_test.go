@@ -161,7 +161,7 @@ func TestTicketSplitsReadOnAnotherNode(t *testing.T) {
 		t.Fatalf("%d endpoints, want 4 (one per remaining day)", len(info.Endpoint))
 	}
 	for _, ep := range info.Endpoint {
-		if !bytes.Contains(ep.Ticket.Ticket, []byte(`"splits":{`)) {
+		if !bytes.Contains(ep.Ticket.Ticket, []byte(`"splits_z":"`)) {
 			t.Fatalf("ticket carries no splits: %q", ep.Ticket.Ticket)
 		}
 	}
@@ -193,11 +193,11 @@ func TestTicketSplitsReadOnAnotherNode(t *testing.T) {
 	}
 	// Tampering with the carried splits breaks the signature.
 	tk := append([]byte(nil), info.Endpoint[0].Ticket.Ticket...)
-	i := bytes.Index(tk, []byte(`"FileName":"`))
+	i := bytes.Index(tk, []byte(`"splits_z":"`))
 	if i < 0 {
-		t.Fatalf("no file name in the ticket: %q", tk)
+		t.Fatalf("no splits in the ticket: %q", tk)
 	}
-	tk[i+len(`"FileName":"`)] ^= 1
+	tk[i+len(`"splits_z":"`)+8] ^= 1
 	rdr, err := b.client(t).DoGet(ctx, &flight.Ticket{Ticket: tk})
 	if err == nil {
 		for rdr.Next() {

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	pfsql "github.com/paimon-flightsql/paimon-flightsql/flightsql"
 	"github.com/paimon-flightsql/paimon-flightsql/planner"
 )
 
@@ -122,7 +123,10 @@ func objectColumns(recs []arrow.RecordBatch) ([]string, map[string][]string) {
 }
 
 func TestADBC(t *testing.T) {
-	srv := startDemo(t)
+	// One endpoint per partition however small the result, so that
+	// QueryAndPartitions reads several partitions (bi_test.go covers
+	// endpoints sized by the result).
+	srv := startServer(t, demoWarehouse, func(c *pfsql.Config) { c.EndpointBytes = -1 })
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	t.Cleanup(func() { mem.AssertSize(t, 0) }) // after the connections and results are released
 	ctx := context.Background()
@@ -158,12 +162,13 @@ func TestADBC(t *testing.T) {
 			t.Fatalf("catalogs %v", catalogs)
 		}
 		for name, want := range map[string]int{"default.orders": 9, "default.lineitem": 16, "default.nested": 8,
-			"sys.tables": 14, "sys.partitions": 8, "sys.all_table_options": 4} {
+			"sys.tables": 14, "sys.partitions": 8, "sys.all_table_options": 4,
+			"information_schema.columns": 17, "information_schema.tables": 13, "information_schema.schemata": 7, "information_schema.views": 7} {
 			if len(columns[name]) != want {
 				t.Errorf("%s: columns %v, want %d", name, columns[name], want)
 			}
 		}
-		if len(columns) != 6 {
+		if len(columns) != 10 {
 			t.Errorf("tables %v", columns)
 		}
 		if got := strings.Join(columns["default.orders"], ","); got != "o_orderkey,o_custkey,o_orderstatus,o_totalprice,o_orderdate,o_orderpriority,o_clerk,o_comment,dt" {
@@ -212,7 +217,11 @@ func TestADBC(t *testing.T) {
 		if d := adbcQuery(t, cnxn, sql).sorted().diff(want); d != "" {
 			t.Fatal(d)
 		}
-		st, err := cnxn.NewStatement()
+		// A small result is one endpoint by default: read the partitions
+		// of a server that gives one endpoint per partition.
+		psrv := startServer(t, demoWarehouse, func(c *pfsql.Config) { c.EndpointBytes = -1 })
+		pcnxn := openADBC(t, psrv, mem, nil)
+		st, err := pcnxn.NewStatement()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -430,7 +439,7 @@ func TestADBCFixtures(t *testing.T) {
 			t.Errorf("%s columns %q, want %q", name, got, want)
 		}
 	}
-	if len(columns) != 10+3 {
+	if len(columns) != 10+3+4 { // data tables, sys, information_schema
 		t.Errorf("%d tables: %v", len(columns), columns)
 	}
 	// The session schema resolves pk_09.

@@ -156,8 +156,8 @@ func (q *paimonQuirks) SampleTableSchemaMetadata(tbl string, dt arrow.DataType) 
 	return arrow.MetadataFrom(md)
 }
 
-func (q *paimonQuirks) Catalog() string          { return "paimon" }
-func (q *paimonQuirks) DBSchema() string         { return "default" }
+func (q *paimonQuirks) Catalog() string         { return "paimon" }
+func (q *paimonQuirks) DBSchema() string        { return "default" }
 func (q *paimonQuirks) Alloc() memory.Allocator { return q.mem }
 
 // TestADBCValidation runs ADBC's own driver validation suite against the

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
@@ -53,6 +54,20 @@ func TestBIResultMetadata(t *testing.T) {
 	// The DoGet stream has the same schema.
 	if _, err := c.fetch(c.ctx, info); err != nil {
 		t.Fatal(err)
+	}
+	// GetTables(include_schema), what JDBC's getColumns reads: the same
+	// type names, precision and scale, nullability, and REMARKS.
+	db, tbl := "default", "orders"
+	_, schemas := c.getTables(t, &flightsql.GetTablesOpts{DbSchemaFilterPattern: &db, TableNameFilterPattern: &tbl, IncludeSchema: true})
+	ts := schemas["default.orders"]
+	if ts == nil {
+		t.Fatal("no schema for default.orders")
+	}
+	get := func(i int, k string) string { v, _ := ts.Field(i).Metadata.GetValue(k); return v }
+	if ts.Field(0).Nullable || get(0, flightsql.TypeNameKey) != "BIGINT" || get(0, flightsql.RemarksKey) != "(primary key)" ||
+		get(2, flightsql.TypeNameKey) != "CHAR(1)" || get(2, flightsql.PrecisionKey) != "1" ||
+		get(3, flightsql.PrecisionKey) != "15" || get(3, flightsql.ScaleKey) != "2" {
+		t.Errorf("GetTables schema of orders: %s", ts)
 	}
 }
 
@@ -124,4 +139,87 @@ func mustOptions(t *testing.T, m map[string]any) map[string]*flight.SessionOptio
 		t.Fatal(err)
 	}
 	return v
+}
+
+// The metadata SQL BI tools send, over Flight: information_schema
+// (SQLAlchemy, Superset, Metabase, pandas), DESCRIBE/SHOW, SET, and the
+// connection functions.
+func TestBIMetadataSQL(t *testing.T) {
+	srv := startDemo(t)
+	c := newClient(t, srv)
+	ctx := c.ctx
+	cases := []struct{ sql, want string }{
+		{"SELECT schema_name FROM information_schema.schemata ORDER BY schema_name", "default;information_schema;sys"},
+		{"SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = 'default' ORDER BY table_name",
+			"lineitem|BASE TABLE;nested|BASE TABLE;orders|BASE TABLE"},
+		// SQLAlchemy's PostgreSQL-style column reflection.
+		{`SELECT column_name, data_type, is_nullable, column_default, character_maximum_length, numeric_precision, numeric_scale
+		  FROM information_schema.columns WHERE table_schema = 'default' AND table_name = 'orders' AND ordinal_position <= 4 ORDER BY ordinal_position`,
+			"o_orderkey|BIGINT|NO|NULL|NULL|64|0;o_custkey|BIGINT|YES|NULL|NULL|64|0;o_orderstatus|CHAR|YES|NULL|1|NULL|NULL;o_totalprice|DECIMAL|YES|NULL|NULL|15|2"},
+		// Metabase/Tableau upper-case the names.
+		{`SELECT COUNT(*) FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = 'default' AND TABLE_NAME = 'orders'`, "9"},
+		{"DESCRIBE orders", ""},
+		{"SHOW COLUMNS FROM default.orders", ""},
+		{"SHOW CREATE TABLE paimon.default.orders", ""},
+		{"SHOW TABLES", "lineitem|TABLE;nested|TABLE;orders|TABLE"},
+		{"SHOW SCHEMAS", "default;information_schema;sys"},
+		{"SELECT version(), current_catalog, current_schema, current_user, database()", "paimon-flightsql dev|paimon|default|alice|default"},
+		{"SELECT {fn UCASE('a')}, {d '2024-01-01'}, {ts '2024-01-01 10:00:00'}, {t '10:00:00'}", "A|2024-01-01|2024-01-01T10:00:00|10:00:00.000000"},
+		{"SELECT TO_DATE('2024-01-02'), FROM_UNIXTIME(0) IS NOT NULL, CURRENT_DATE IS NOT NULL, NOW() IS NOT NULL", "2024-01-02|true|true|true"},
+	}
+	for _, cs := range cases {
+		res, _, err := c.query(ctx, cs.sql)
+		if err != nil {
+			t.Errorf("%s: %v", cs.sql, err)
+			continue
+		}
+		if len(res.Rows) == 0 {
+			t.Errorf("%s: no rows", cs.sql)
+			continue
+		}
+		if cs.want != "" && strings.Join(res.Rows, ";") != cs.want {
+			t.Errorf("%s:\n got %s\nwant %s", cs.sql, strings.Join(res.Rows, ";"), cs.want)
+		}
+	}
+
+	// SET and USE set session options, the same store as Flight
+	// SetSessionOptions: the current schema moves and time travel applies.
+	for _, sql := range []string{"SET schema = 'sys'", "USE sys"} {
+		if _, _, err := c.query(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		res, _ := c.mustQuery(t, ctx, "SELECT current_schema")
+		if strings.Join(res.Rows, ";") != "sys" {
+			t.Fatalf("after %s: current_schema %v", sql, res.Rows)
+		}
+		if _, err := c.ExecuteUpdate(ctx, "SET schema = 'default'"); err != nil {
+			t.Fatalf("SET as an update: %v", err)
+		}
+	}
+	res, _ := c.mustQuery(t, ctx, "SELECT snapshot_id FROM orders$snapshots ORDER BY snapshot_id LIMIT 1")
+	first := res.Rows[0]
+	if _, _, err := c.query(ctx, "SET 'scan.snapshot-id' = '"+first+"'"); err != nil {
+		t.Fatal(err)
+	}
+	opts, err := c.GetSessionOptions(ctx, &flight.GetSessionOptionsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := opts.SessionOptions["scan.snapshot-id"].GetStringValue(); v != first {
+		t.Fatalf("session scan.snapshot-id = %q after SET, want %s", v, first)
+	}
+	if _, _, err := c.query(ctx, "SET 'scan.snapshot-id' = DEFAULT"); err != nil {
+		t.Fatal(err)
+	}
+	for sql, msg := range map[string]string{
+		"SET nope = 1":                  `unknown session option "nope"`,
+		"SET schema = 'missing'":        `unknown schema (database) "missing"`,
+		"SELECT * FROM orders$snapshot": `did you mean "$snapshots"`,
+		"SELECT * FROM orders WHERE":    "^",
+	} {
+		_, _, err := c.query(ctx, sql)
+		if err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: %v, want %q", sql, err, msg)
+		}
+	}
 }

@@ -231,7 +231,7 @@ func TestJDBCBehaviour(t *testing.T) {
 			t.Fatal(err)
 		}
 		n, recs := j.fetch(info)
-		if n != 2 || recs[0].Schema().Field(1).Name != "db_schema_name" || rowString(recs[0], 0) != "paimon|default" || rowString(recs[0], 1) != "paimon|sys" {
+		if n != 3 || recs[0].Schema().Field(1).Name != "db_schema_name" || rowString(recs[0], 0) != "paimon|default" || rowString(recs[0], 1) != "paimon|information_schema" || rowString(recs[0], 2) != "paimon|sys" {
 			t.Fatalf("getSchemas: %d", n)
 		}
 		cat, schema, table := "paimon", "default", "%"

@@ -58,6 +58,12 @@ func openCatalog(t testing.TB, dir string) *catalog.FS {
 // checked allocator must be empty when the test ends.
 func startServer(t testing.TB, dir string, configure ...func(*flightsql.Config)) *testServer {
 	t.Helper()
+	return startServerWith(t, dir, planner.Options{}, configure...)
+}
+
+// startServerWith is startServer with planner options (limits, memory budget).
+func startServerWith(t testing.TB, dir string, popts planner.Options, configure ...func(*flightsql.Config)) *testServer {
+	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	cat := openCatalog(t, dir)
 	hash, err := bcrypt.GenerateFromPassword([]byte(testPassword), bcrypt.MinCost)
@@ -74,7 +80,7 @@ func startServer(t testing.TB, dir string, configure ...func(*flightsql.Config))
 	for _, f := range configure {
 		f(&cfg)
 	}
-	srv, err := flightsql.NewServer(cfg, flightsql.PlannerEngine(planner.New(cat, planner.Options{})), cat)
+	srv, err := flightsql.NewServer(cfg, flightsql.PlannerEngine(planner.New(cat, popts)), cat)
 	if err != nil {
 		t.Fatal(err)
 	}

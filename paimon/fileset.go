@@ -36,7 +36,9 @@ func (t *Table) readManifestBytes(ctx context.Context, name string) ([]byte, err
 	b, err := t.io.ReadFile(ctx, p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, notFoundf(err, "manifest file %s does not exist", p)
+			// A manifest (list) is named by a snapshot or a manifest list:
+			// its absence is damage, not an unknown name.
+			return nil, fmt.Errorf("%w: manifest file %s is missing (named by the snapshot or its manifest list): %w", ErrCorrupt, p, err)
 		}
 		return nil, err
 	}

@@ -210,6 +210,7 @@ const (
 	OptDataFilePrefix         = "data-file.prefix"
 	OptChangelogFilePrefix    = "changelog-file.prefix"
 	OptDataFilePathDirectory  = "data-file.path-directory"
+	OptDataFileExternalPaths  = "data-file.external-paths"
 	OptIndexFileInDataFileDir = "index-file-in-data-file-dir"
 	OptRowTracking            = "row-tracking.enabled"
 	OptDataEvolution          = "data-evolution.enabled"

@@ -255,8 +255,15 @@ func (t *Table) exists(ctx context.Context, p string) (bool, error) { return t.i
 // LatestSnapshotID returns the latest snapshot id; ok=false when the branch has
 // no snapshot. The LATEST hint is used only when snapshot-<hint> exists and
 // snapshot-<hint+1> does not; otherwise the directory is listed.
+//
+// A hint may lag (a commit landed after it was written) but never lead:
+// snapshots are written before the hint and the latest one is never
+// expired. So when the hinted snapshot is missing and no newer one exists,
+// the latest snapshot was lost, and answering from an older one would be a
+// silent wrong answer: that fails with ErrCorrupt naming the file.
 func (t *Table) LatestSnapshotID(ctx context.Context) (id int64, ok bool, err error) {
-	if h, hok := t.readHint(ctx, "LATEST"); hok {
+	h, hok := t.readHint(ctx, "LATEST")
+	if hok {
 		next, err := t.exists(ctx, t.SnapshotPath(h+1))
 		if err != nil {
 			return 0, false, err
@@ -272,10 +279,23 @@ func (t *Table) LatestSnapshotID(ctx context.Context) (id int64, ok bool, err er
 		}
 	}
 	ids, err := t.SnapshotIDs(ctx)
-	if err != nil || len(ids) == 0 {
+	if err != nil {
 		return 0, false, err
 	}
+	if hok && (len(ids) == 0 || ids[len(ids)-1] < h) {
+		return 0, false, corruptf(t.SnapshotPath(h), "the LATEST hint names snapshot %d but its file is missing (latest snapshot file found: %s)", h, latestFound(ids))
+	}
+	if len(ids) == 0 {
+		return 0, false, nil
+	}
 	return ids[len(ids)-1], true, nil
+}
+
+func latestFound(ids []int64) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	return fmt.Sprintf("snapshot-%d", ids[len(ids)-1])
 }
 
 // EarliestSnapshotID returns the earliest snapshot id; ok=false when none.

@@ -71,11 +71,13 @@ func TestSnapshotResolution(t *testing.T) {
 	if id, _, _ := tbl.LatestSnapshotID(ctx); id != 5 {
 		t.Fatalf("garbage hint: %d", id)
 	}
-	// hint pointing at an expired snapshot
+	// hint naming a snapshot newer than every file: the latest snapshot
+	// was lost, and answering from snapshot 5 would be a silent wrong answer
 	os.WriteFile(filepath.Join(dir, "snapshot/LATEST"), []byte("9"), 0o644)
-	if id, _, _ := tbl.LatestSnapshotID(ctx); id != 5 {
-		t.Fatalf("hint ahead: %d", id)
+	if _, _, err := tbl.LatestSnapshotID(ctx); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "snapshot-9") {
+		t.Fatalf("hint ahead: %v, want ErrCorrupt naming snapshot-9", err)
 	}
+	os.WriteFile(filepath.Join(dir, "snapshot/LATEST"), []byte("5"), 0o644)
 	// earliest: hint to an expired snapshot falls back to listing
 	os.Remove(filepath.Join(dir, "snapshot/snapshot-1"))
 	tbl.WriteEarliestHint(ctx, 1)

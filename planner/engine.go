@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -29,7 +30,8 @@ type Options struct {
 	// Concurrency caps NumPartitions (default 16).
 	Concurrency int
 	// CatalogName is accepted as the first part of 3-part table names
-	// (catalog.db.table); "" accepts any.
+	// (catalog.db.table); "" accepts any. current_catalog returns it
+	// ("paimon" when empty).
 	CatalogName string
 	// MaxStatementBytes bounds the SQL text of a statement (0 = 4 MiB,
 	// < 0 = unlimited); longer statements fail with an error wrapping
@@ -46,6 +48,8 @@ type Options struct {
 	// Spill configures spilling to local disk (on by default, in the OS
 	// temp directory, without a disk budget).
 	Spill SpillOptions
+	// Version is what version() reports after "paimon-flightsql ".
+	Version string
 }
 
 // maxPartitions caps the partitions of one statement.
@@ -79,6 +83,8 @@ type Session struct {
 	// planned elsewhere (a ticket's): its scans are opened on those splits
 	// instead of planned (a scan not among them is planned).
 	Splits []byte
+	// User is the authenticated user, for current_user ("" = anonymous).
+	User string
 }
 
 type stmtKind int
@@ -90,6 +96,8 @@ const (
 	kindShowDatabases
 	kindDelete
 	kindCompact
+	kindRows         // precomputed string rows (DESCRIBE, SHOW CREATE TABLE)
+	kindHousekeeping // CALL sys.expire_snapshots / sys.remove_orphan_files (procedures.go)
 )
 
 // Statement is a planned SQL statement. It may be executed many times and
@@ -100,8 +108,13 @@ type Statement struct {
 	schema *arrow.Schema
 	sq     *sqlQuery // kindSQL, and kindExplain of a query
 
-	// SHOW TABLES
-	db string
+	// SHOW TABLES [LIKE 'pattern']
+	db   string
+	like *regexp.Regexp
+	// kindRows: string or nil (NULL) cells
+	rows [][]any
+	// SET / USE: the session options to set
+	settings map[string]string
 	// EXPLAIN
 	explain []string
 	analyze bool // EXPLAIN ANALYZE: execute, then explain with read counters
@@ -114,6 +127,7 @@ type Statement struct {
 	delWhere  sqlparser.Expr
 	delAlias  string
 	delParams []arrow.DataType
+	proc      *procCall // kindHousekeeping
 }
 
 // Prepare parses and plans sql. It reads metadata only (a scan is planned
@@ -121,6 +135,12 @@ type Statement struct {
 // (bad SQL), catalog.ErrUnsupported (valid SQL this engine does not run) or
 // catalog.ErrNotFound (unknown names), and name the culprit.
 func (e *Engine) Prepare(ctx context.Context, sql string, sess Session) (*Statement, error) {
+	if st, ok, err := e.prepareDescribe(ctx, sql, sess); ok {
+		return st, err
+	}
+	if st, ok, err := e.prepareSet(sql); ok {
+		return st, err
+	}
 	pst, err := parse.ParseContext(ctx, sql, parse.Limits{MaxBytes: e.opts.MaxStatementBytes, MaxPrefixRun: e.opts.MaxExpressionDepth})
 	if err != nil {
 		return nil, err
@@ -181,7 +201,7 @@ func firstWord(s string) string {
 }
 
 func (e *Engine) lsession(sess Session) logical.Session {
-	return logical.Session{Catalog: e.cat, CatalogName: e.opts.CatalogName, Database: sess.Database, Options: sess.Options}
+	return logical.Session{Catalog: e.cat, CatalogName: e.opts.CatalogName, Database: sess.Database, Options: sess.Options, User: sess.User, Version: e.opts.Version}
 }
 
 func (e *Engine) resolveTable(ctx context.Context, tn sqlparser.TableName, sess Session) (catalog.Table, string, error) {
@@ -198,8 +218,12 @@ func (e *Engine) prepareShow(ctx context.Context, x *sqlparser.Show, sess Sessio
 		if x.ShowTablesOpt != nil && x.ShowTablesOpt.DbName != "" {
 			db = x.ShowTablesOpt.DbName
 		}
+		var like *regexp.Regexp
 		if x.ShowTablesOpt != nil && x.ShowTablesOpt.Filter != nil {
-			return nil, unsupportedf("SHOW TABLES with LIKE/WHERE")
+			if x.ShowTablesOpt.Filter.Filter != nil {
+				return nil, unsupportedf("SHOW TABLES WHERE (use SHOW TABLES LIKE 'pattern' or information_schema.tables)")
+			}
+			like = likeRegexp(x.ShowTablesOpt.Filter.Like)
 		}
 		if _, err := e.cat.ListTables(ctx, db); err != nil {
 			if errors.Is(err, catalog.ErrNotFound) {
@@ -208,7 +232,7 @@ func (e *Engine) prepareShow(ctx context.Context, x *sqlparser.Show, sess Sessio
 			}
 			return nil, err
 		}
-		return &Statement{e: e, kind: kindShowTables, db: db, schema: arrow.NewSchema([]arrow.Field{
+		return &Statement{e: e, kind: kindShowTables, db: db, like: like, schema: arrow.NewSchema([]arrow.Field{
 			{Name: "table_name", Type: arrow.BinaryTypes.String},
 			{Name: "table_type", Type: arrow.BinaryTypes.String}}, nil)}, nil
 	case "databases", "schemas":
@@ -267,8 +291,11 @@ func (e *Engine) prepareDelete(ctx context.Context, pst *parse.Statement, x *sql
 }
 
 func (e *Engine) prepareCall(ctx context.Context, c *parse.Call, sess Session) (*Statement, error) {
+	if st, ok, err := e.prepareHousekeeping(ctx, c, sess); ok {
+		return st, err
+	}
 	if c.Proc != "sys.compact" && c.Proc != "compact" {
-		return nil, unsupportedf("procedure %s (only sys.compact)", c.Proc)
+		return nil, unsupportedf("procedure %s (supported: sys.compact, sys.expire_snapshots, sys.remove_orphan_files)", c.Proc)
 	}
 	if len(c.Args) < 1 || len(c.Args) > 2 {
 		return nil, invalidf("sys.compact takes 'db.table' and optionally 'full', got %d argument(s)", len(c.Args))
@@ -302,7 +329,9 @@ func (e *Engine) prepareCall(ctx context.Context, c *parse.Call, sess Session) (
 }
 
 // IsUpdate reports whether the statement is DELETE or CALL.
-func (s *Statement) IsUpdate() bool { return s.kind == kindDelete || s.kind == kindCompact }
+func (s *Statement) IsUpdate() bool {
+	return s.kind == kindDelete || s.kind == kindCompact || s.kind == kindHousekeeping
+}
 
 // Schema is the result schema of a query (nil for updates).
 func (s *Statement) Schema() *arrow.Schema {
@@ -356,6 +385,9 @@ func (s *Statement) RowCount() (int64, bool) {
 	if s.kind == kindExplain && !s.analyze {
 		return int64(len(s.explain)), true
 	}
+	if s.kind == kindRows {
+		return int64(len(s.rows)), true
+	}
 	if s.kind == kindSQL && s.sq.op != nil {
 		return rowCount(s.sq.op)
 	}
@@ -408,6 +440,8 @@ func (s *Statement) ExecuteWithPool(ctx context.Context, mem memory.Allocator, p
 			return stringsReader(mem, s.schema, [][]string{lines})
 		}
 		return stringsReader(mem, s.schema, [][]string{s.explain})
+	case kindRows:
+		return rowsReader(mem, s.schema, s.rows)
 	case kindShowDatabases:
 		dbs, err := s.e.cat.ListDatabases(ctx)
 		if err != nil {
@@ -419,9 +453,11 @@ func (s *Statement) ExecuteWithPool(ctx context.Context, mem memory.Allocator, p
 		if err != nil {
 			return nil, err
 		}
-		names, kinds := make([]string, len(tabs)), make([]string, len(tabs))
-		for i, t := range tabs {
-			names[i], kinds[i] = t.Name, t.Kind
+		var names, kinds []string
+		for _, t := range tabs {
+			if s.like == nil || s.like.MatchString(t.Name) {
+				names, kinds = append(names, t.Name), append(kinds, t.Kind)
+			}
 		}
 		return stringsReader(mem, s.schema, [][]string{names, kinds})
 	}
@@ -464,6 +500,8 @@ func (s *Statement) ExecuteUpdate(ctx context.Context, params []any) (int64, err
 			return 0, fmt.Errorf("sys.compact(%s): %w", s.tableName, err)
 		}
 		return 0, nil
+	case kindHousekeeping:
+		return s.runHousekeeping(ctx)
 	}
 	return 0, invalidf("statement is a query: use Execute")
 }
@@ -534,4 +572,26 @@ func Run(ctx context.Context, e *Engine, sql string, sess Session, mem memory.Al
 		parts[i] = r
 	}
 	return newConcatReader(st.schema, parts), nil
+}
+
+// likeRegexp compiles a SQL LIKE pattern (% any run, _ one character, \
+// escapes) into an anchored regular expression.
+func likeRegexp(p string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("(?s)^")
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '\\' && i+1 < len(p):
+			i++
+			b.WriteString(regexp.QuoteMeta(p[i : i+1]))
+		case c == '%':
+			b.WriteString(".*")
+		case c == '_':
+			b.WriteString(".")
+		default:
+			b.WriteString(regexp.QuoteMeta(p[i : i+1]))
+		}
+	}
+	b.WriteString("$")
+	return regexp.MustCompile(b.String())
 }

@@ -45,7 +45,7 @@ func TestParams(t *testing.T) {
 	if strings.Join(rows, ";") != "5|tag" {
 		t.Fatalf("rows = %v", rows)
 	}
-	if len(ft.reqs) != 1 || ft.reqs[0].Filter().String() != "(qty > 5) AND (dt >= 19724) AND (name LIKE 'ap%') AND (amount = 14.00) AND (ts < TIMESTAMP(1707645600001 ms + 0 ns))" {
+	if len(ft.reqs) != 1 || ft.reqs[0].Filter().String() != "(qty > 5) AND (dt >= DATE '2024-01-02') AND (name LIKE 'ap%') AND (amount = 14.00) AND (ts < TIMESTAMP(1707645600001 ms + 0 ns))" {
 		t.Fatalf("reqs = %v", ft.reqs)
 	}
 	// wrong count / type

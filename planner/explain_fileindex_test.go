@@ -57,6 +57,8 @@ func TestExplainFileIndex(t *testing.T) {
 			"file index: 1 files (8 rows) skipped at plan by bitmap 1, 0 files and 0 rows skipped while reading"},
 		{"EXPLAIN ANALYZE SELECT * FROM append_with_rangebitmap.append_with_rangebitmap WHERE f0 > 5",
 			"file index: 0 files (0 rows) skipped at plan, 0 files and 4 rows skipped while reading"},
+		{"EXPLAIN SELECT * FROM append_with_global_index.append_with_global_index WHERE f0 = 'Nobody'",
+			"global index: 1 files skipped at plan"},
 		{"EXPLAIN ANALYZE SELECT * FROM append_with_rangebitmap.append_with_rangebitmap WHERE f0 = 4",
 			"file index: 0 files (0 rows) skipped at plan, 1 files and 8 rows skipped while reading"},
 	}

@@ -21,8 +21,11 @@ import (
 // user, 8 commits each writing two days with user 0..9 and a value range
 // [1000c, 1000c+999]. Every (day, bucket) holds one file.
 func goldenWarehouse(t *testing.T, mem memory.Allocator) catalog.Catalog {
+	return goldenWarehouseAt(t, mem, t.TempDir())
+}
+
+func goldenWarehouseAt(t *testing.T, mem memory.Allocator, dir string) catalog.Catalog {
 	ctx := context.Background()
-	dir := t.TempDir()
 	fio, err := fileio.NewLocal(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -30,11 +30,13 @@ import (
 //	<blank line>
 //
 // with directive "query" (result rows as text; "sorted" sorts them first),
-// "explain" (EXPLAIN output) or "error" (the error message). Run with
-// -rewrite to regenerate the expected outputs.
+// "explain" (EXPLAIN output), "analyze" (EXPLAIN ANALYZE output, its last
+// line without the time and memory) or "error" (the error message). Run
+// with -rewrite to regenerate the expected outputs.
 var rewrite = flag.Bool("rewrite", false, "rewrite golden files with the actual output")
 
 type goldenCase struct {
+	comment   []string // leading # lines, kept by -rewrite
 	directive string
 	sql       string
 	want      string
@@ -49,13 +51,15 @@ func parseGolden(t *testing.T, data string) []goldenCase {
 			continue
 		}
 		lines := strings.Split(b, "\n")
+		var comment []string
 		for len(lines) > 0 && strings.HasPrefix(lines[0], "#") {
+			comment = append(comment, lines[0])
 			lines = lines[1:]
 		}
 		if len(lines) < 2 {
 			t.Fatalf("bad golden block %q", b)
 		}
-		c := goldenCase{directive: strings.TrimSpace(lines[0])}
+		c := goldenCase{comment: comment, directive: strings.TrimSpace(lines[0])}
 		var sql, want []string
 		sep := false
 		for _, l := range lines[1:] {
@@ -80,6 +84,9 @@ func formatGolden(cases []goldenCase) string {
 	for i, c := range cases {
 		if i > 0 {
 			b.WriteString("\n")
+		}
+		for _, l := range c.comment {
+			b.WriteString(l + "\n")
 		}
 		fmt.Fprintf(&b, "%s\n%s\n----\n%s\n", c.directive, c.sql, c.want)
 	}
@@ -128,6 +135,8 @@ func runGolden(t *testing.T, e *Engine, mem memory.Allocator, directive, sql str
 	switch directive {
 	case "explain":
 		sql = "EXPLAIN " + sql
+	case "analyze":
+		sql = "EXPLAIN ANALYZE " + sql
 	case "query", "sorted", "error":
 	default:
 		t.Fatalf("unknown directive %q", directive)
@@ -162,6 +171,14 @@ func runGolden(t *testing.T, e *Engine, mem memory.Allocator, directive, sql str
 		return "unexpected error: " + err.Error()
 	}
 	if directive == "explain" {
+		return strings.Join(rows, "\n")
+	}
+	if directive == "analyze" {
+		if n := len(rows); n > 0 {
+			if i := strings.Index(rows[n-1], " rows in "); i >= 0 && strings.HasPrefix(rows[n-1], "executed: ") {
+				rows[n-1] = rows[n-1][:i] + " rows"
+			}
+		}
 		return strings.Join(rows, "\n")
 	}
 	if directive == "sorted" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
 	"github.com/paimon-flightsql/paimon-flightsql/internal/testutil"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
 )
 
 // orChain is "SELECT count(*) FROM orders WHERE id = 0 OR id = 1 ..." of
@@ -127,5 +128,37 @@ func TestLongChainsLinearAndCancellable(t *testing.T) {
 				t.Fatalf("%s with a %v timeout stopped after %v", q.name, timeout, d)
 			}
 		}
+	}
+}
+
+// TestServerMemoryBudget: queries draw from Options.Memory; over it they
+// fail with ResourceExhausted naming the server budget, and every finished
+// query gives its bytes back.
+func TestServerMemoryBudget(t *testing.T) {
+	mem := testutil.CheckedAllocator(t)
+	_, cat := newTestEngine(t, mem)
+	tiny := exec.NewBudget("server memory (--memory-limit)", 1)
+	e := New(cat, Options{Memory: tiny})
+	_, err := countRows(context.Background(), t, e, "SELECT * FROM orders ORDER BY name, id")
+	if !errors.Is(err, exec.ErrResourceExhausted) || !strings.Contains(err.Error(), "--memory-limit") {
+		t.Fatalf("ORDER BY under a 1-byte server budget: %v", err)
+	}
+	big := exec.NewBudget("server memory (--memory-limit)", 1<<30)
+	e = New(cat, Options{Memory: big})
+	for _, q := range []string{
+		"SELECT * FROM orders ORDER BY name, id",
+		"SELECT name, count(*) FROM orders GROUP BY name",
+		"SELECT a.id FROM orders a JOIN orders b ON a.id = b.id",
+		"SELECT DISTINCT name FROM orders",
+	} {
+		if _, err := countRows(context.Background(), t, e, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if big.Used() != 0 {
+			t.Fatalf("%s: %d bytes still drawn from the server budget after the query", q, big.Used())
+		}
+	}
+	if big.Peak() == 0 {
+		t.Fatal("the queries never drew from the server budget")
 	}
 }

@@ -14,7 +14,8 @@ import (
 )
 
 // fakeTable wraps a MemTable, records the requests it gets, reports fixed
-// stats, optionally claims FilterExact, and implements Deleter/Compactor.
+// stats, optionally answers PushdownExact for every conjunct, and implements
+// Deleter/Compactor.
 type fakeTable struct {
 	*catalog.MemTable
 	reqs      []catalog.ScanRequest
@@ -95,7 +96,7 @@ func TestPushdown(t *testing.T) {
 	}{
 		{"SELECT id FROM orders WHERE qty = 5", "id,qty", "qty = 5", -1},
 		{"SELECT id FROM orders WHERE 5 < qty AND name LIKE 'ap%' AND dt <= DATE '2024-01-02'", "id,name,dt,qty",
-			"(qty > 5) AND (name LIKE 'ap%') AND (dt <= 19724)", -1},
+			"(qty > 5) AND (name LIKE 'ap%') AND (dt <= DATE '2024-01-02')", -1},
 		{"SELECT name FROM orders WHERE id IN (1, 2) OR name IS NULL", "id,name", "(id IN (1, 2)) OR (name IS NULL)", -1},
 		{"SELECT name FROM orders WHERE NOT (qty BETWEEN 1 AND 3)", "name,qty", "NOT ((qty >= 1) AND (qty <= 3))", -1},
 		{"SELECT name FROM orders WHERE amount = 1.5 AND ts = TIMESTAMP '2024-01-01 00:00:00.001'", "name,amount,ts",
@@ -130,7 +131,7 @@ func TestPushdown(t *testing.T) {
 	}
 }
 
-// TestResidualWhenExact checks that a scan claiming FilterExact is trusted
+// TestResidualWhenExact checks that a scan answering PushdownExact is trusted
 // (no residual for pushed conjuncts) and that results stay right.
 func TestResidualWhenExact(t *testing.T) {
 	mem := testutil.CheckedAllocator(t)
@@ -253,7 +254,7 @@ func TestUpdates(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("ExecuteUpdate = %d, %v", n, err)
 	}
-	if got := ft.deleted[0].String(); got != "(dt < 19754) AND (name = 'apple')" {
+	if got := ft.deleted[0].String(); got != "(dt < DATE '2024-02-01') AND (name = 'apple')" {
 		t.Fatalf("delete predicate %s", got)
 	}
 	if _, err := e.Prepare(ctx, "DELETE FROM orders WHERE UPPER(name) = 'X'", Session{}); err == nil || !strings.Contains(err.Error(), "DELETE condition upper(orders.name) = 'X' on table default.orders") {

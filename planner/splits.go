@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -30,30 +31,60 @@ type PlannedScan struct {
 	Splits []catalog.Split `json:"splits"`
 }
 
-// PlannedSplits encodes the splits of the statement's scans (nil when the
-// statement has no planned scan: updates, statements with parameters).
+// PlannedSplits encodes the splits of the statement's scans: nil when the
+// statement has no planned scan (updates, statements with parameters);
+// nil and fits false when the encoding would pass max bytes (max <= 0: no
+// limit). Encoding stops as soon as max is passed, so a scan of 100k files
+// costs little.
 // A Session whose Splits is this value makes Prepare open these splits
 // instead of planning the scans.
-func (s *Statement) PlannedSplits() ([]byte, error) {
+func (s *Statement) PlannedSplits(max int) (splits []byte, fits bool, err error) {
 	if s.kind != kindSQL || s.sq == nil || len(s.sq.scans) == 0 {
-		return nil, nil
+		return nil, true, nil
 	}
-	ps := PlannedScans{Est: s.sq.leafEst.snapshot()}
+	var b bytes.Buffer
+	over := func() bool { return max > 0 && b.Len() > max }
+	est, err := json.Marshal(s.sq.leafEst.snapshot())
+	if err != nil {
+		return nil, false, fmt.Errorf("encode planned splits: %w", err)
+	}
+	b.WriteString(`{"est":`)
+	b.Write(est)
+	b.WriteString(`,"scans":[`)
 	// The server adds the pinned snapshot to the session of every ticket:
 	// key the scans as the statement prepared with it will see them.
 	pinned := s.PinnedOptions()
-	for _, se := range s.sq.scans {
-		sp := se.Splits()
-		if sp == nil {
-			sp = []catalog.Split{}
+	for i, se := range s.sq.scans {
+		if i > 0 {
+			b.WriteByte(',')
 		}
-		ps.Scans = append(ps.Scans, PlannedScan{Key: se.KeyWith(pinned), Splits: sp})
+		key, err := json.Marshal(se.KeyWith(pinned))
+		if err != nil {
+			return nil, false, fmt.Errorf("encode planned splits: %w", err)
+		}
+		b.WriteString(`{"key":`)
+		b.Write(key)
+		b.WriteString(`,"splits":[`)
+		for j, sp := range se.Splits() {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			e, err := json.Marshal(sp)
+			if err != nil {
+				return nil, false, fmt.Errorf("encode planned splits: %w", err)
+			}
+			b.Write(e)
+			if over() {
+				return nil, false, nil
+			}
+		}
+		b.WriteString(`]}`)
 	}
-	b, err := json.Marshal(ps)
-	if err != nil {
-		return nil, fmt.Errorf("encode planned splits: %w", err)
+	b.WriteString(`]}`)
+	if over() {
+		return nil, false, nil
 	}
-	return b, nil
+	return b.Bytes(), true, nil
 }
 
 // decodePlanned decodes Session.Splits.

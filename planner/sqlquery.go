@@ -100,7 +100,7 @@ func (e *Engine) prepareSQL(ctx context.Context, st *parse.Statement, sess Sessi
 		}
 		opts[k] = v
 	}
-	ls := logical.Session{Catalog: e.cat, CatalogName: e.opts.CatalogName, Database: sess.Database, Options: opts}
+	ls := logical.Session{Catalog: e.cat, CatalogName: e.opts.CatalogName, Database: sess.Database, Options: opts, User: sess.User, Version: e.opts.Version}
 	q := &sqlQuery{e: e, stmt: st, sess: ls, budget: budget, noSpill: q0noSpill}
 	planned, err := decodePlanned(sess.Splits)
 	if err != nil {
@@ -433,6 +433,9 @@ func scanStatLines(ind string, st catalog.ScanStats, splits int, rd catalog.Read
 	if rd.RowGroupsTotal > 0 {
 		out = append(out, fmt.Sprintf("%srow groups: %d total, %d skipped", ind, rd.RowGroupsTotal, rd.RowGroupsSkipped))
 	}
+	if st.FilesPrunedGlobalIndex > 0 {
+		out = append(out, fmt.Sprintf("%sglobal index: %d files skipped at plan", ind, st.FilesPrunedGlobalIndex))
+	}
 	if st.FilesPrunedIndex > 0 || rd.FilesSkippedIndex > 0 || rd.RowsSkippedIndex > 0 {
 		line := fmt.Sprintf("%sfile index: %d files (%d rows) skipped at plan", ind, st.FilesPrunedIndex, st.RowsPrunedIndex)
 		if st.IndexSkips != "" {
@@ -630,6 +633,7 @@ func (q *sqlQuery) pruningStats() map[string]int64 {
 		out["files_pruned_index"] += int64(st.FilesPrunedIndex)
 		out["files_skipped_index"] += rd.FilesSkippedIndex
 		out["rows_skipped_index"] += st.RowsPrunedIndex + rd.RowsSkippedIndex
+		out["files_pruned_global_index"] += int64(st.FilesPrunedGlobalIndex)
 	}
 	return out
 }

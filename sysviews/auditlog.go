@@ -102,6 +102,8 @@ func (t *changelogTable) NewScan(ctx context.Context, req catalog.ScanRequest) (
 			if sp.Data == nil {
 				return nil, fmt.Errorf("%w: split of another kind of scan given to %s", catalog.ErrInvalid, catalog.SQLName(t.id))
 			}
+		}
+		for _, sp := range req.Splits {
 			if sp.Data.Branch == tbl.BranchName() {
 				opts.SnapshotID, opts.TagName, opts.TimestampMillis = sp.Data.SnapshotID, "", 0
 				break
@@ -414,7 +416,11 @@ func readFileKinds(ctx context.Context, mem memory.Allocator, t *paimon.Table, s
 			return nil, nil, fmt.Errorf("%w: %v", paimon.ErrCorrupt, err)
 		}
 	}
-	h, err := t.FileIO().Open(ctx, p)
+	fio, err := s.DataFileIO(ctx, f.SchemaID) // follows _EXTERNAL_PATH within the declared roots
+	if err != nil {
+		return nil, nil, fmt.Errorf("data file %s: %w", p, err)
+	}
+	h, err := fio.Open(ctx, p)
 	if err != nil {
 		return nil, nil, fmt.Errorf("data file %s: %w", p, err)
 	}

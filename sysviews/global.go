@@ -23,7 +23,7 @@ func eachTable(ctx context.Context, cat *catalog.FS, fn func(catalogTable) error
 		return err
 	}
 	for _, db := range dbs {
-		if db == catalog.SysDatabase {
+		if db == catalog.SysDatabase || db == catalog.InformationSchemaDatabase {
 			continue
 		}
 		names, err := cat.DataTableNames(ctx, db)

@@ -44,7 +44,12 @@ func newWarehouse(t *testing.T, opts ...catalog.FSOption) *warehouse {
 // root) into the warehouse as db.table.
 func (w *warehouse) copyFixture(t *testing.T, rel, db, table string) {
 	t.Helper()
-	src := testutil.Fixture(t, rel)
+	w.copyDir(t, testutil.Fixture(t, rel), db, table)
+}
+
+// copyDir copies a table directory into the warehouse as db.table.
+func (w *warehouse) copyDir(t *testing.T, src, db, table string) {
+	t.Helper()
 	dst := filepath.Join(w.dir, db+".db", table)
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

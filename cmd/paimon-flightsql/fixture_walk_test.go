@@ -221,6 +221,7 @@ func (w walkEntry) pendingOrFail(t *testing.T, how string, err error) {
 func TestFixtureWalkCatQuery(t *testing.T) {
 	for _, w := range fixtureWalk(t) {
 		t.Run(w.name(), func(t *testing.T) {
+			testutil.LinkExternalPaths(t, w.tableDir)
 			if w.rowFilter == "" {
 				args := []string{"cat", w.tableDir}
 				if w.snapshot != nil {
@@ -263,6 +264,7 @@ func TestFixtureWalkFlight(t *testing.T) {
 		cl, stop := startWalkServer(t, wh)
 		for _, w := range byWarehouse[wh] {
 			t.Run(w.name(), func(t *testing.T) {
+				testutil.LinkExternalPaths(t, w.tableDir)
 				out, err := flightRows(t, cl, w.sql())
 				w.pendingOrFail(t, "flight "+w.sql(), err)
 				w.compare(t, "flight "+w.sql(), out)
@@ -412,4 +414,26 @@ func splitTopLevel(s string) []string {
 		}
 	}
 	return append(out, strings.TrimSpace(s[start:]))
+}
+
+// TestCompactRefusesDataEvolution: the writer refuses tables whose row ids
+// and column subsets it would not maintain (a compaction that unions
+// data-evolution files would corrupt the table).
+func TestCompactRefusesDataEvolution(t *testing.T) {
+	const name = "data_evolution_with_dense_stats"
+	src := testutil.Round2Fixture(t, "paimon-cpp/parquet/"+name+".db/"+name)
+	wh := t.TempDir()
+	if err := os.CopyFS(filepath.Join(wh, "db.db", "t"), os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	filepath.Walk(wh, func(p string, info os.FileInfo, err error) error {
+		if err == nil {
+			os.Chmod(p, info.Mode()|0o200)
+		}
+		return nil
+	})
+	code, _, errs := runCmd(t, "compact", "--warehouse", wh, "db.t")
+	if code == 0 || !strings.Contains(errs, "data-evolution") {
+		t.Fatalf("compact exit %d: %s", code, errs)
+	}
 }

@@ -41,6 +41,10 @@ func newFlightServer(cfg flightsql.Config, cat catalog.Catalog, popts planner.Op
 	if cfg.ServerVersion == "" {
 		cfg.ServerVersion = version
 	}
+	if popts.CatalogName = cfg.Catalog; popts.CatalogName == "" {
+		popts.CatalogName = "paimon"
+	}
+	popts.Version = cfg.ServerVersion
 	return flightsql.NewServer(cfg, flightsql.PlannerEngine(planner.New(cat, popts)), cat)
 }
 

@@ -3,6 +3,7 @@
 package testutil
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -145,10 +146,7 @@ type Pending struct {
 // folder. A pending table that fails any other way, or reads correctly, fails
 // the test: delete its entry when the feature lands (issue 14: Avro data
 // files and external data paths are the i14-format branch).
-var PendingFixtures = map[string]Pending{
-	"paimon-cpp/parquet/pk_dv_index_not_in_data_with_external.db/pk_dv_index_not_in_data_with_external": {
-		Reason: "needs external data paths (data-file.external-paths, _EXTERNAL_PATH)", ErrorContains: "FILE:/tmp/external"},
-}
+var PendingFixtures = map[string]Pending{}
 
 // PendingFixture looks up a table directory (absolute, under one of
 // FixtureDirs) in PendingFixtures.
@@ -176,4 +174,71 @@ func CheckPending(tb testing.TB, p Pending, err error) {
 		tb.Fatalf("pending fixture (%s) failed with an unexpected error: %v", p.Reason, err)
 	}
 	tb.Skipf("pending: %s (%v)", p.Reason, err)
+}
+
+// LinkExternalPaths prepares a fixture table whose data files live outside
+// it: for each `external_path_remap` of its expected/index.json (a location
+// the manifests name, such as FILE:/tmp/external, → the folder of the copy,
+// `<warehouse>/...`), it makes the location a symbolic link to the copy, so
+// that the reader opens the files where the manifest says they are. The
+// link is left in place (tests of several packages may use it at once). A
+// location already holding something else skips the test.
+func LinkExternalPaths(tb testing.TB, tableDir string) {
+	tb.Helper()
+	data, err := os.ReadFile(filepath.Join(tableDir, "expected", "index.json"))
+	if err != nil {
+		return
+	}
+	var remaps []map[string]string
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, y := range x {
+				if m, ok := y.(map[string]any); ok && k == "external_path_remap" {
+					r := map[string]string{}
+					for from, to := range m {
+						if s, ok := to.(string); ok {
+							r[from] = s
+						}
+					}
+					remaps = append(remaps, r)
+					continue
+				}
+				walk(y)
+			}
+		case []any:
+			for _, y := range x {
+				walk(y)
+			}
+		}
+	}
+	var doc any
+	if json.Unmarshal(data, &doc) != nil {
+		return
+	}
+	walk(doc)
+	// The warehouse is the folder holding <db>.db.
+	warehouse := filepath.Dir(filepath.Dir(tableDir))
+	for _, r := range remaps {
+		for from, to := range r {
+			loc := from
+			for _, p := range []string{"FILE://", "file://", "FILE:", "file:"} {
+				if strings.HasPrefix(loc, p) {
+					loc = strings.TrimPrefix(loc, p)
+					break
+				}
+			}
+			target := strings.Replace(to, "<warehouse>", warehouse, 1)
+			if got, err := os.Readlink(loc); err == nil && got == target {
+				continue
+			}
+			if err := os.Symlink(target, loc); err != nil {
+				if got, err2 := os.Readlink(loc); err2 == nil && got == target {
+					continue // linked by a test running at the same time
+				}
+				tb.Skipf("fixture's external data location %s is taken (%v); skipping", loc, err)
+			}
+		}
+	}
 }

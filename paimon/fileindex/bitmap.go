@@ -1,6 +1,9 @@
 package fileindex
 
 import (
+	"sort"
+	"strings"
+
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
@@ -20,17 +23,31 @@ type bitmapEntry struct {
 	offset, length int32
 }
 
-// bitmapIndex is a decoded BitmapFileIndex (v1 or v2): the meta is decoded
-// eagerly, the bitmaps on demand.
+// bitmapIndex is a decoded BitmapFileIndex (v1 or v2). v1's value table is
+// decoded eagerly; v2's blocks on demand, as Java reads them: an equality
+// lookup decodes the one block whose first key is the greatest not above the
+// value. Bitmaps are read on demand.
 type bitmapIndex struct {
-	ctx     string
-	kind    kind
-	t       types.DataType
-	rows    int64
-	hasNull bool
-	null    bitmapEntry
-	entries map[key]bitmapEntry // by kind.mapKey
-	body    []byte
+	ctx      string
+	kind     kind
+	t        types.DataType
+	rows     int64
+	hasNull  bool
+	null     bitmapEntry
+	distinct int
+	entries  map[key]bitmapEntry // by kind.mapKey: v1's values, v2's decoded blocks
+	blocks   []bitmapBlock       // v2 only
+	area     []byte              // v2: the block area
+	all      bool                // every value is in entries
+	body     []byte
+}
+
+// bitmapBlock is one v2 index block: its first key and offset in the block
+// area; decoded once looked up.
+type bitmapBlock struct {
+	first   key
+	off     int32
+	decoded bool
 }
 
 func (*bitmapIndex) Type() string { return TypeBitmap }
@@ -51,6 +68,7 @@ func openBitmap(b []byte, t types.DataType, rows int64, ctx string) (Reader, err
 	ix := &bitmapIndex{ctx: ctx, kind: k, t: t, entries: map[key]bitmapEntry{}}
 	rowCount := c.i32("row count")
 	distinct := c.count("value count", k.minSize()) // v2: block entries (checked there)
+	ix.distinct = distinct
 	ix.hasNull = c.u8("has-null flag") != 0
 	if ix.hasNull {
 		ix.null.offset = c.i32("null offset")
@@ -67,10 +85,11 @@ func openBitmap(b []byte, t types.DataType, rows int64, ctx string) (Reader, err
 	}
 	ix.rows = rows
 	if version == bitmapV1 {
+		ix.all = true
 		if err := ix.readV1(c, distinct); err != nil {
 			return nil, err
 		}
-	} else if err := ix.readV2(c, distinct); err != nil {
+	} else if err := ix.readV2(c); err != nil {
 		return nil, err
 	}
 	return ix, nil
@@ -121,48 +140,95 @@ func (ix *bitmapIndex) readV1(c *cursor, n int) error {
 	return nil
 }
 
-// readV2 reads BitmapFileIndexMetaV2: a block index (first key + offset of
-// each block), the body offset, then the blocks of (value, offset, length)
-// entries sorted by value.
-func (ix *bitmapIndex) readV2(c *cursor, n int) error {
-	blocks := c.count("block count", ix.kind.minSize()+4)
-	offs := make([]int32, 0, blocks)
-	for i := 0; i < blocks && c.err == nil; i++ {
-		ix.kind.read(c, "block key")
-		offs = append(offs, c.i32("block offset"))
+// readV2 reads BitmapFileIndexMetaV2's block index (first key and offset of
+// each block) and the body offset; the blocks of (value, offset, length)
+// entries sorted by value are decoded by block().
+func (ix *bitmapIndex) readV2(c *cursor) error {
+	n := c.count("block count", ix.kind.minSize()+4)
+	ix.blocks = make([]bitmapBlock, 0, n)
+	for i := 0; i < n && c.err == nil; i++ {
+		first := ix.kind.read(c, "block key")
+		ix.blocks = append(ix.blocks, bitmapBlock{first: first, off: c.i32("block offset")})
 	}
 	bodyOff := c.i32("body offset")
 	if c.err != nil {
 		return c.err
 	}
-	blockStart := c.pos
 	if bodyOff < 0 || int64(bodyOff) > int64(c.remaining()) {
 		return corruptf("%s: bitmap body offset %d outside the %d bytes left", ix.ctx, bodyOff, c.remaining())
 	}
-	ix.body = c.b[blockStart+int(bodyOff):]
-	total := 0
-	for _, off := range offs {
-		if off < 0 || off >= bodyOff {
-			return corruptf("%s: index block at %d outside the %d block bytes", ix.ctx, off, bodyOff)
+	ix.area = c.b[c.pos : c.pos+int(bodyOff)]
+	ix.body = c.b[c.pos+int(bodyOff):]
+	for i, b := range ix.blocks {
+		if b.off < 0 || b.off >= bodyOff {
+			return corruptf("%s: index block at %d outside the %d block bytes", ix.ctx, b.off, bodyOff)
 		}
-		bc := newCursor(c.b[blockStart+int(off):blockStart+int(bodyOff)], ix.ctx+" block")
-		m := bc.count("block entry count", ix.kind.minSize()+8)
-		for j := 0; j < m && bc.err == nil; j++ {
-			k := ix.kind.read(bc, "value")
-			e := bitmapEntry{offset: bc.i32("offset"), length: bc.i32("length")}
-			if bc.err == nil {
-				ix.entries[ix.kind.mapKey(k)] = e
-			}
+		if i > 0 && ix.kind.compare(ix.blocks[i-1].first, b.first) >= 0 {
+			return corruptf("%s: index blocks out of order at block %d", ix.ctx, i)
 		}
-		if bc.err != nil {
-			return bc.err
-		}
-		total += m
-	}
-	if total != n {
-		return corruptf("%s: %d values in the blocks, the meta says %d", ix.ctx, total, n)
 	}
 	return nil
+}
+
+// block decodes v2 block i into entries (once); it returns how many values it holds.
+func (ix *bitmapIndex) block(i int) (int, error) {
+	b := &ix.blocks[i]
+	bc := newCursor(ix.area[b.off:], ix.ctx+" block")
+	m := bc.count("block entry count", ix.kind.minSize()+8)
+	if b.decoded {
+		return m, nil
+	}
+	for j := 0; j < m && bc.err == nil; j++ {
+		k := ix.kind.read(bc, "value")
+		e := bitmapEntry{offset: bc.i32("offset"), length: bc.i32("length")}
+		if bc.err == nil {
+			ix.entries[ix.kind.mapKey(k)] = e
+		}
+	}
+	if bc.err != nil {
+		return 0, bc.err
+	}
+	b.decoded = true
+	return m, nil
+}
+
+// entry finds the bitmap entry of a value.
+func (ix *bitmapIndex) entry(k key) (bitmapEntry, bool, error) {
+	if !ix.all && len(ix.blocks) > 0 {
+		// The block whose first key is the greatest not above k (Java's findBlock).
+		i := sort.Search(len(ix.blocks), func(i int) bool { return ix.kind.compare(ix.blocks[i].first, k) > 0 }) - 1
+		if i < 0 {
+			return bitmapEntry{}, false, nil
+		}
+		if _, err := ix.block(i); err != nil {
+			return bitmapEntry{}, false, err
+		}
+	}
+	e, ok := ix.entries[ix.kind.mapKey(k)]
+	return e, ok, nil
+}
+
+// allEntries decodes every block; false when there are more than
+// maxRangeValues values (the caller then does not answer).
+func (ix *bitmapIndex) allEntries() (bool, error) {
+	if ix.distinct > maxRangeValues {
+		return false, nil
+	}
+	if !ix.all {
+		total := 0
+		for i := range ix.blocks {
+			m, err := ix.block(i)
+			if err != nil {
+				return false, err
+			}
+			total += m
+		}
+		if total != ix.distinct {
+			return false, corruptf("%s: %d values in the blocks, the meta says %d", ix.ctx, total, ix.distinct)
+		}
+		ix.all = true
+	}
+	return true, nil
 }
 
 // bitmapOf reads the rows of one entry.
@@ -195,7 +261,10 @@ func (ix *bitmapIndex) bitmapOf(e bitmapEntry) (*roaring.Bitmap, error) {
 func (ix *bitmapIndex) lookup(keys []key) (*roaring.Bitmap, error) {
 	out := roaring.New()
 	for _, k := range keys {
-		e, ok := ix.entries[ix.kind.mapKey(k)]
+		e, ok, err := ix.entry(k)
+		if err != nil {
+			return nil, err
+		}
 		if !ok {
 			continue
 		}
@@ -252,14 +321,36 @@ func (ix *bitmapIndex) Eval(l *predicate.Leaf) (Result, error) {
 			return Rows(flip(bm, ix.rows)), nil
 		}
 		return Rows(bm), nil
+	case predicate.StartsWith:
+		pre, ok := prefixProbe(ix.t, ix.kind, l)
+		if !ok {
+			return Remain, nil
+		}
+		if all, err := ix.allEntries(); err != nil || !all {
+			return Remain, err
+		}
+		var keys []key
+		for mk := range ix.entries {
+			if strings.HasPrefix(mk.s, pre) {
+				keys = append(keys, mk)
+			}
+		}
+		bm, err := ix.lookup(keys)
+		if err != nil {
+			return Remain, err
+		}
+		return Rows(bm), nil
 	case predicate.Lt, predicate.LtEq, predicate.Gt, predicate.GtEq:
 		if len(l.Literals) != 1 {
 			return Remain, nil
 		}
 		lower := l.Op == predicate.Gt || l.Op == predicate.GtEq
 		b, ok := boundProbe(ix.t, ix.kind, l.Literals[0], lower)
-		if !ok || len(ix.entries) > maxRangeValues {
+		if !ok {
 			return Remain, nil
+		}
+		if all, err := ix.allEntries(); err != nil || !all {
+			return Remain, err
 		}
 		var keys []key
 		for mk := range ix.entries {

@@ -9,6 +9,9 @@ import (
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
 )
 
+// maxBloomHashes bounds the hash functions of a filter (work per probe).
+const maxBloomHashes = 1024
+
 // bloomIndex is a decoded BloomFilterFileIndex: a BloomFilter64 whose bytes
 // are an int32 BE hash-function count and the bit set (bit i in byte i/8,
 // mask 1<<(i%8)).
@@ -38,7 +41,9 @@ func openBloom(b []byte, t types.DataType, ctx string) (Reader, error) {
 	// Java adds the four bytes as signed values; for the small counts
 	// writers produce this equals the big-endian int.
 	n := int32(int8(b[0]))<<24 + int32(int8(b[1]))<<16 + int32(int8(b[2]))<<8 + int32(int8(b[3]))
-	if n <= 0 || len(b)-4 > math.MaxInt32/8 {
+	// Java sizes filters with round(bits/items·ln 2) hash functions, about
+	// 1.44·log2(1/fpp): far below maxBloomHashes for any usable fpp.
+	if n <= 0 || n > maxBloomHashes || len(b)-4 > math.MaxInt32/8 {
 		return nil, corruptf("%s: %d hash functions over %d bytes", ctx, n, len(b)-4)
 	}
 	return &bloomIndex{t: t, hashes: n, bits: b[4:]}, nil

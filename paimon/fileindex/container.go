@@ -107,6 +107,11 @@ func (c *Container) Lookup(column string) []Entry {
 // (the index is then ignored). Errors wrap ErrCorrupt.
 func Open(e Entry, t types.DataType, rows int64) (Reader, error) {
 	if e.Empty {
+		// Java writes an empty index only for a file without rows; for any
+		// other file it cannot describe the rows, so it is ignored.
+		if rows != 0 {
+			return nil, nil
+		}
 		return emptyReader{typ: e.Type}, nil
 	}
 	ctx := fmt.Sprintf("%s index of column %s", e.Type, e.Column)

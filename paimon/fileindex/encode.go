@@ -84,7 +84,10 @@ func serialize(bm *roaring.Bitmap) []byte {
 }
 
 // BuildBitmap writes a BitmapFileIndex body of version 1 or 2 (2 is Java's
-// default) for a column of type t.
+// default) for a column of type t. Java lays the bitmaps out in its HashMap's
+// iteration order; for integer and boolean columns so does this builder,
+// making the bytes identical; other columns use first-seen order (the same
+// index, possibly another byte order).
 func BuildBitmap(version int, t types.DataType, values []any) ([]byte, error) {
 	k := bitmapKind(t)
 	if k == kindNone || (version != bitmapV1 && version != bitmapV2) {
@@ -113,6 +116,20 @@ func BuildBitmap(version int, t types.DataType, values []any) ([]byte, error) {
 			ents = append(ents, e)
 		}
 		e.bm.Add(uint32(row))
+	}
+	if k == kindInt8 || k == kindInt16 || k == kindInt32 || k == kindInt64 || k == kindBool {
+		hashMapOrder(ents, func(e *ent) int32 {
+			switch k {
+			case kindInt64:
+				return int32(e.k.i ^ int64(uint64(e.k.i)>>32)) // Long.hashCode
+			case kindBool:
+				if e.k.i == 1 {
+					return 1231 // Boolean.hashCode(true)
+				}
+				return 1237
+			}
+			return int32(e.k.i) // Integer/Short/Byte.hashCode
+		})
 	}
 	nullBytes := serialize(nulls)
 	offRef := int32(0)
@@ -469,4 +486,20 @@ func BuildRangeBitmap(t types.DataType, values []any, chunkSize int) ([]byte, er
 	}
 	out = binary.BigEndian.AppendUint32(out, uint32(len(dict)))
 	return append(append(out, dict...), bsi...), nil
+}
+
+// hashMapOrder sorts entries (given in insertion order) into the iteration
+// order of a java.util.HashMap holding them: by bucket (spread hash masked by
+// the table size, which doubles from 16 whenever the size passes 3/4 of
+// it), insertion order within a bucket.
+func hashMapOrder[E any](ents []E, hash func(E) int32) {
+	capacity := 16
+	for len(ents) > capacity*3/4 {
+		capacity *= 2
+	}
+	bucket := func(e E) int {
+		h := hash(e)
+		return int(uint32(h^int32(uint32(h)>>16)) & uint32(capacity-1))
+	}
+	sort.SliceStable(ents, func(a, b int) bool { return bucket(ents[a]) < bucket(ents[b]) })
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -107,6 +108,8 @@ func matches(l *predicate.Leaf, v any) bool {
 		return cmp(l.Literals[0]) > 0
 	case predicate.GtEq:
 		return cmp(l.Literals[0]) >= 0
+	case predicate.StartsWith:
+		return strings.HasPrefix(v.(string), l.Literals[0].(string))
 	case predicate.In, predicate.NotIn:
 		in := false
 		for _, lit := range l.Literals {
@@ -177,7 +180,13 @@ func TestIndexesRandom(t *testing.T) {
 		for q := 0; q < 40; q++ {
 			op := leafOps[r.Intn(len(leafOps))]
 			l := &predicate.Leaf{Column: "c", Type: ct, Op: op}
+			if ct.Root == types.VarChar && r.Intn(8) == 0 {
+				op = predicate.StartsWith
+				l.Op = op
+			}
 			switch op {
+			case predicate.StartsWith:
+				l.Literals = []any{[]string{"", "v", "v-", "v1", "v3", "w"}[r.Intn(6)]}
 			case predicate.In, predicate.NotIn:
 				for k := 0; k < 1+r.Intn(3); k++ {
 					l.Literals = append(l.Literals, genLiteral(r, ct))
@@ -228,4 +237,124 @@ func TestIndexesRandom(t *testing.T) {
 		}
 	}
 	t.Logf("answered leaves: %v", answered)
+}
+
+func bigInt(v int64) *big.Int { return big.NewInt(v) }
+
+// TestBitmapV2ManyBlocks: a v2 bitmap whose value table spans many 16 KiB
+// blocks answers every value from the one block it lives in, and ranges
+// from all of them.
+func TestBitmapV2ManyBlocks(t *testing.T) {
+	const n = 6000
+	vals := make([]any, 2*n+1)
+	for i := 0; i < n; i++ {
+		vals[2*i] = fmt.Sprintf("value-%05d", i)
+		vals[2*i+1] = fmt.Sprintf("value-%05d", (i*7)%n)
+	}
+	body, err := BuildBitmap(2, types.NewString(), vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := Open(Entry{Column: "c", Type: TypeBitmap, Body: body}, types.NewString(), int64(len(vals)))
+	if err != nil || rd == nil {
+		t.Fatal(err)
+	}
+	ix := rd.(*bitmapIndex)
+	if len(ix.blocks) < 5 {
+		t.Fatalf("%d blocks, want several", len(ix.blocks))
+	}
+	for _, i := range []int{0, 1, 999, 2345, 4321, n - 1} {
+		s := fmt.Sprintf("value-%05d", i)
+		l := &predicate.Leaf{Column: "c", Type: types.NewString(), Op: predicate.Eq, Literals: []any{s}}
+		res, err := rd.Eval(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := roaring.New()
+		for r, v := range vals {
+			if v == s {
+				want.Add(uint32(r))
+			}
+		}
+		if !res.Selection().Equals(want) {
+			t.Fatalf("%s: rows %v, want %v", s, res.Selection().ToArray(), want.ToArray())
+		}
+		decoded := 0
+		for _, b := range ix.blocks {
+			if b.decoded {
+				decoded++
+			}
+		}
+		if decoded > 6 {
+			t.Fatalf("%d blocks decoded for %d lookups", decoded, 6)
+		}
+	}
+	for _, miss := range []string{"", "a", "value-", "value-99999", "zzz"} {
+		res, err := rd.Eval(&predicate.Leaf{Column: "c", Type: types.NewString(), Op: predicate.Eq, Literals: []any{miss}})
+		if err != nil || !res.IsSkip() {
+			t.Fatalf("%q: want Skip, got %v (%v)", miss, res.Selection().ToArray(), err)
+		}
+	}
+	res, err := rd.Eval(&predicate.Leaf{Column: "c", Type: types.NewString(), Op: predicate.GtEq, Literals: []any{"value-05990"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Selection().GetCardinality(); got != 20 {
+		t.Fatalf(">= value-05990: %d rows, want 20", got)
+	}
+}
+
+// TestRangeBitmapManyChunks: a range bitmap whose dictionary spans many
+// chunks answers lookups and ranges decoding only the chunks they land in.
+func TestRangeBitmapManyChunks(t *testing.T) {
+	const n = 50000
+	vals := make([]any, n)
+	for i := range vals {
+		vals[i] = int64((i * 7919) % n * 3) // distinct multiples of 3, shuffled
+	}
+	body, err := BuildRangeBitmap(types.NewBigInt(), vals, 16<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := Open(Entry{Column: "c", Type: TypeRangeBitmap, Body: body}, types.NewBigInt(), n)
+	if err != nil || rd == nil {
+		t.Fatal(err)
+	}
+	ix := rd.(*rangeBitmapIndex)
+	if len(ix.dict.chunks) < 10 {
+		t.Fatalf("%d chunks, want many", len(ix.dict.chunks))
+	}
+	eval := func(op predicate.Op, v int64) *roaring.Bitmap {
+		res, err := rd.Eval(&predicate.Leaf{Column: "c", Type: types.NewBigInt(), Op: op, Literals: []any{v}})
+		if err != nil || res.IsRemain() {
+			t.Fatalf("%s %d: %v", op, v, err)
+		}
+		return res.Selection()
+	}
+	for _, v := range []int64{0, 3, 30000, 30001, 149997, 149998} {
+		want := roaring.New()
+		for r, x := range vals {
+			if x.(int64) == v {
+				want.Add(uint32(r))
+			}
+		}
+		if got := eval(predicate.Eq, v); !got.Equals(want) {
+			t.Fatalf("= %d: %v, want %v", v, got.ToArray(), want.ToArray())
+		}
+	}
+	decoded := 0
+	for _, c := range ix.dict.chunks {
+		if c.decodedOnce {
+			decoded++
+		}
+	}
+	if decoded > 6 {
+		t.Fatalf("%d chunks decoded for 6 lookups", decoded)
+	}
+	if got := eval(predicate.Lt, 30001).GetCardinality(); got != 10001 {
+		t.Fatalf("< 30001: %d rows, want 10001", got)
+	}
+	if got := eval(predicate.GtEq, 149997).GetCardinality(); got != 1 {
+		t.Fatalf(">= 149997: %d rows, want 1", got)
+	}
 }

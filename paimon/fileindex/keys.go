@@ -264,3 +264,13 @@ func boundProbe(t types.DataType, k kind, lit predicate.Literal, lower bool) (ke
 	}
 	return v, ok
 }
+
+// prefixProbe returns the prefix of a STARTS WITH leaf on a VARCHAR column
+// (byte prefix, as the filter evaluates it).
+func prefixProbe(t types.DataType, k kind, l *predicate.Leaf) (string, bool) {
+	if k != kindString || t.Root != types.VarChar || len(l.Literals) != 1 {
+		return "", false
+	}
+	s, ok := l.Literals[0].(string)
+	return s, ok
+}

@@ -1,8 +1,6 @@
 package fileindex
 
 import (
-	"sort"
-
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
@@ -17,7 +15,7 @@ type rangeBitmapIndex struct {
 	kind  kind
 	t     types.DataType
 	rows  int64
-	keys  []key // sorted by kind.compare; keys[code]
+	dict  *dictionary // nil when no value is non-null
 	codes *slices
 }
 
@@ -76,122 +74,13 @@ func openRangeBitmap(b []byte, t types.DataType, rows int64, ctx string) (Reader
 	if int64(card) > int64(dictLen) { // every key takes at least one byte
 		return nil, corruptf("%s: cardinality %d in a %d-byte dictionary", ctx, card, dictLen)
 	}
-	if ix.keys, err = readDictionary(b[dictAt:dictAt+int(dictLen)], k, int(card), ctx); err != nil {
+	if ix.dict, err = readDictionary(b[dictAt:dictAt+int(dictLen)], k, int(card), ctx); err != nil {
 		return nil, err
 	}
 	if ix.codes, err = readCodeSlices(b, dictAt+int(dictLen), rows, ctx); err != nil {
 		return nil, err
 	}
 	return ix, nil
-}
-
-// readDictionary decodes a ChunkedDictionary into all its keys, in code order.
-func readDictionary(b []byte, k kind, card int, ctx string) ([]key, error) {
-	h, bodyAt, err := section(b, 0, ctx, "dictionary")
-	if err != nil {
-		return nil, err
-	}
-	if v := h.u8("version"); h.err == nil && v != 1 {
-		return nil, corruptf("%s: dictionary version %d", ctx, v)
-	}
-	chunks := h.i32("chunk count")
-	offsLen, chunksLen := h.i32("offsets length"), h.i32("chunks length")
-	if h.err != nil {
-		return nil, h.err
-	}
-	body := b[bodyAt:]
-	if chunks < 0 || offsLen < 0 || chunksLen < 0 || int64(offsLen)+int64(chunksLen) > int64(len(body)) || int64(chunks)*4 > int64(offsLen) {
-		return nil, corruptf("%s: dictionary of %d chunks (%d + %d bytes) in %d bytes", ctx, chunks, offsLen, chunksLen, len(body))
-	}
-	offs := newCursor(body[:offsLen], ctx+" dictionary offsets")
-	chunkBytes := body[offsLen : offsLen+chunksLen]
-	keyBytes := body[offsLen+chunksLen:]
-	keys := make([]key, 0, card)
-	var starts []int32
-	for i := 0; i < int(chunks); i++ {
-		starts = append(starts, offs.i32("chunk offset"))
-	}
-	for i, st := range starts {
-		end := chunksLen
-		if i+1 < len(starts) {
-			end = starts[i+1]
-		}
-		if st < 0 || st > end || end > chunksLen {
-			return nil, corruptf("%s: dictionary chunk %d at [%d, %d) outside %d bytes", ctx, i, st, end, chunksLen)
-		}
-		c := newCursor(chunkBytes[st:end], ctx+" dictionary chunk")
-		if v := c.u8("chunk version"); c.err == nil && v != 1 {
-			return nil, corruptf("%s: dictionary chunk version %d", ctx, v)
-		}
-		head := k.read(c, "chunk key")
-		code := c.i32("chunk code")
-		off := c.i32("chunk keys offset")
-		size := c.i32("chunk size")
-		var offsetsLen, keysLen, fixed int32
-		if k == kindString {
-			offsetsLen, keysLen = c.i32("chunk offsets length"), c.i32("chunk keys length")
-		} else {
-			keysLen, fixed = c.i32("chunk keys length"), c.i32("fixed length")
-		}
-		if c.err != nil {
-			return nil, c.err
-		}
-		if int(code) != len(keys) {
-			return nil, corruptf("%s: dictionary chunk %d starts at code %d, want %d", ctx, i, code, len(keys))
-		}
-		if size < 0 || int64(len(keys))+1+int64(size) > int64(card) {
-			return nil, corruptf("%s: dictionary chunk %d holds %d keys past the cardinality %d", ctx, i, size, card)
-		}
-		if off < 0 || offsetsLen < 0 || keysLen < 0 || int64(off)+int64(offsetsLen)+int64(keysLen) > int64(len(keyBytes)) {
-			return nil, corruptf("%s: dictionary chunk %d keys outside the %d key bytes", ctx, i, len(keyBytes))
-		}
-		keys = append(keys, head)
-		if k == kindString {
-			if int64(size)*4 > int64(offsetsLen) {
-				return nil, corruptf("%s: dictionary chunk %d: %d keys, %d offset bytes", ctx, i, size, offsetsLen)
-			}
-			oc := newCursor(keyBytes[off:off+offsetsLen], ctx+" chunk key offsets")
-			kb := keyBytes[off+offsetsLen : off+offsetsLen+keysLen]
-			for j := int32(0); j < size; j++ {
-				ko := oc.i32("key offset")
-				if oc.err != nil {
-					return nil, oc.err
-				}
-				if ko < 0 || int(ko) > len(kb) {
-					return nil, corruptf("%s: key offset %d outside %d bytes", ctx, ko, len(kb))
-				}
-				kc := newCursor(kb[ko:], ctx+" chunk key")
-				v := k.read(kc, "key")
-				if kc.err != nil {
-					return nil, kc.err
-				}
-				keys = append(keys, v)
-			}
-		} else {
-			if int(fixed) != k.width() || int64(size)*int64(fixed) > int64(keysLen) {
-				return nil, corruptf("%s: dictionary chunk %d: %d keys of %d bytes in %d bytes", ctx, i, size, fixed, keysLen)
-			}
-			kc := newCursor(keyBytes[off:off+keysLen], ctx+" chunk keys")
-			for j := int32(0); j < size; j++ {
-				keys = append(keys, k.read(kc, "key"))
-			}
-			if kc.err != nil {
-				return nil, kc.err
-			}
-		}
-	}
-	if offs.err != nil {
-		return nil, offs.err
-	}
-	if len(keys) != card {
-		return nil, corruptf("%s: dictionary holds %d keys, the header says %d", ctx, len(keys), card)
-	}
-	for i := 1; i < len(keys); i++ {
-		if k.compare(keys[i-1], keys[i]) >= 0 {
-			return nil, corruptf("%s: dictionary keys out of order at code %d", ctx, i)
-		}
-	}
-	return keys, nil
 }
 
 // readCodeSlices decodes the BitSliceIndexBitmap of the rows' codes.
@@ -243,12 +132,25 @@ func readCodeSlices(b []byte, at int, rows int64, ctx string) (*slices, error) {
 }
 
 // find returns the code of v, or -(insertion point)-1 (ChunkedDictionary.find).
-func (ix *rangeBitmapIndex) find(v key) int {
-	i := sort.Search(len(ix.keys), func(i int) bool { return ix.kind.compare(ix.keys[i], v) >= 0 })
-	if i < len(ix.keys) && ix.kind.compare(ix.keys[i], v) == 0 {
-		return i
+func (ix *rangeBitmapIndex) find(v key) (int, error) {
+	if ix.dict == nil {
+		return -1, nil
 	}
-	return -i - 1
+	return ix.dict.find(v)
+}
+
+// prefixEnd returns the smallest string above every string starting with
+// pre, or ok=false when there is none (pre is empty or all 0xFF bytes).
+func prefixEnd(pre string) (string, bool) {
+	b := []byte(pre)
+	for len(b) > 0 && b[len(b)-1] == 0xFF {
+		b = b[:len(b)-1]
+	}
+	if len(b) == 0 {
+		return "", false
+	}
+	b[len(b)-1]++
+	return string(b), true
 }
 
 // Eval answers every comparison, IN/NOT IN and the null tests exactly (the
@@ -268,7 +170,11 @@ func (ix *rangeBitmapIndex) Eval(l *predicate.Leaf) (Result, error) {
 				return Remain, nil
 			}
 			for _, k := range ks {
-				if c := ix.find(k); c >= 0 {
+				c, err := ix.find(k)
+				if err != nil {
+					return Remain, err
+				}
+				if c >= 0 {
 					_, e, _ := ix.codes.compare(int64(c))
 					eq.Or(e)
 				}
@@ -281,6 +187,31 @@ func (ix *rangeBitmapIndex) Eval(l *predicate.Leaf) (Result, error) {
 			return Rows(roaring.AndNot(notNull, eq)), nil
 		}
 		return Rows(eq), nil
+	case predicate.StartsWith:
+		pre, ok := prefixProbe(ix.t, ix.kind, l)
+		if !ok {
+			return Remain, nil
+		}
+		// Keys with the prefix are the codes [lo, hi) of the sorted dictionary.
+		if ix.dict == nil {
+			return Skip, nil
+		}
+		lo, err := ix.dict.lowerBound(key{s: pre})
+		if err != nil {
+			return Remain, err
+		}
+		hi := ix.dict.card
+		if end, ok := prefixEnd(pre); ok {
+			if hi, err = ix.dict.lowerBound(key{s: end}); err != nil {
+				return Remain, err
+			}
+		}
+		if lo >= hi {
+			return Skip, nil
+		}
+		_, loEq, loGt := ix.codes.compare(int64(lo))
+		hiLt, _, _ := ix.codes.compare(int64(hi))
+		return Rows(roaring.And(roaring.Or(loEq, loGt), hiLt)), nil
 	case predicate.Lt, predicate.LtEq, predicate.Gt, predicate.GtEq:
 		if len(l.Literals) != 1 {
 			return Remain, nil
@@ -290,7 +221,10 @@ func (ix *rangeBitmapIndex) Eval(l *predicate.Leaf) (Result, error) {
 		if !ok {
 			return Remain, nil
 		}
-		c := ix.find(v)
+		c, err := ix.find(v)
+		if err != nil {
+			return Remain, err
+		}
 		found := c >= 0
 		if !found {
 			c = -c - 1 // first code greater than v

@@ -157,6 +157,16 @@ func (l *Local) ReadFile(ctx context.Context, p string) ([]byte, error) {
 
 // List implements FileIO.
 func (l *Local) List(ctx context.Context, dir string) ([]FileInfo, error) {
+	return l.list(ctx, dir, false)
+}
+
+// ListAll is List including names that start with "." (the temp files of
+// interrupted atomic writes), for orphan-file cleanup.
+func (l *Local) ListAll(ctx context.Context, dir string) ([]FileInfo, error) {
+	return l.list(ctx, dir, true)
+}
+
+func (l *Local) list(ctx context.Context, dir string, hidden bool) ([]FileInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -170,7 +180,7 @@ func (l *Local) List(ctx context.Context, dir string) ([]FileInfo, error) {
 	}
 	out := make([]FileInfo, 0, len(ents))
 	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), ".") {
+		if !hidden && strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		info, err := e.Info()

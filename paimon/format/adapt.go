@@ -111,7 +111,8 @@ func adaptData(ctx context.Context, mem memory.Allocator, d arrow.ArrayData, fil
 		return array.NewData(want, d.Len(), d.Buffers(), []arrow.ArrayData{e}, d.NullN(), d.Offset()), nil
 	}
 
-	if !fileType.Equal(target.WithNullable(fileType.Nullable)) && !(fileType.Root == types.Time && target.Root == types.Time) {
+	if !fileType.Equal(target.WithNullable(fileType.Nullable)) && !(fileType.Root == types.Time && target.Root == types.Time) &&
+		!exactWidening(fileType, target) {
 		// A type change by ALTER TABLE: Java's cast semantics (cast.go).
 		in := array.MakeFromData(d)
 		defer in.Release()
@@ -137,6 +138,34 @@ func adaptData(ctx context.Context, mem memory.Allocator, d arrow.ArrayData, fil
 		}
 	}
 	return castData(ctx, mem, d, want)
+}
+
+// exactWidening reports whether every value of type from is represented
+// exactly and unchanged in type to, so that Java's cast is the identity on
+// values and arrow compute's safe cast (vectorised) gives the same result:
+// integer widening, TINYINT/SMALLINT/INT → DOUBLE, TINYINT/SMALLINT → FLOAT,
+// FLOAT → DOUBLE, DECIMAL widening, VARCHAR growing, TIMESTAMP precision
+// growing within the same kind.
+func exactWidening(from, to types.DataType) bool {
+	rank := map[types.Root]int{types.TinyInt: 1, types.SmallInt: 2, types.Int: 3, types.BigInt: 4}
+	fr, tr := rank[from.Root], rank[to.Root]
+	switch {
+	case fr > 0 && tr > 0:
+		return tr >= fr
+	case fr > 0 && fr <= 3 && to.Root == types.Double, fr > 0 && fr <= 2 && to.Root == types.Float:
+		return true
+	case from.Root == types.Float && to.Root == types.Double:
+		return true
+	case from.Root == types.Decimal && to.Root == types.Decimal:
+		return to.Scale >= from.Scale && to.Precision-to.Scale >= from.Precision-from.Scale
+	case from.IsString() && to.Root == types.VarChar:
+		return to.Length >= from.Length
+	case (from.Root == types.Binary || from.Root == types.VarBinary) && to.Root == types.VarBinary:
+		return to.Length >= from.Length
+	case from.Root == to.Root && (from.Root == types.Timestamp || from.Root == types.TimestampLTZ):
+		return to.Precision >= from.Precision
+	}
+	return false
 }
 
 func castData(ctx context.Context, mem memory.Allocator, d arrow.ArrayData, want arrow.DataType) (arrow.ArrayData, error) {

@@ -321,6 +321,14 @@ func TestAvroDataFileRoundTrip(t *testing.T) {
 		if af.NumRows() != n || af.NumRowGroups() != 1 || af.RowGroupNumRows(0) != n {
 			t.Fatalf("%s: rows %d groups %d", codec, af.NumRows(), af.NumRowGroups())
 		}
+		// No statistics: a filter may match; a field the file lacks is all NULL.
+		if st := af.RowGroupStats(0, evolved); !predicate.MayMatch(filter, st) || st.RowCount() != n {
+			t.Fatalf("%s: row group stats prune a matching filter (rows %d)", codec, st.RowCount())
+		}
+		isAdded := &predicate.Leaf{Column: "added", FieldID: 99, Type: types.NewDouble(), Op: predicate.Eq, Literals: []any{1.0}}
+		if predicate.MayMatch(isAdded, af.RowGroupStats(0, evolved)) {
+			t.Fatalf("%s: a field missing from the file is not all NULL in the stats", codec)
+		}
 		cases := []struct {
 			name string
 			opts ReadOptions

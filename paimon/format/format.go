@@ -137,12 +137,29 @@ type RangeDeleter interface {
 	DeletedIn(from, to int64, fn func(pos int64))
 }
 
+// RangeKeeper is an optional interface of a RowDeleter that keeps few rows
+// (a file-index row selection): KeptIn calls fn for every position in
+// [from, to) that is NOT deleted, in ascending order. The readers of this
+// package prefer it to DeletedIn.
+type RangeKeeper interface {
+	RowDeleter
+	KeptIn(from, to int64, fn func(pos int64))
+}
+
 // keptRows returns the rows of [first, first+n) that del does not delete,
 // relative to first and ascending, appended to buf[:0]; nil when no row is
 // deleted.
 func keptRows(del RowDeleter, first int64, n int, buf []int32) []int32 {
 	sel := buf[:0]
-	if rd, ok := del.(RangeDeleter); ok {
+	if rk, ok := del.(RangeKeeper); ok {
+		next := 0 // first row that may still be kept
+		rk.KeptIn(first, first+int64(n), func(pos int64) {
+			if i := int(pos - first); i >= next && i < n {
+				sel = append(sel, int32(i))
+				next = i + 1
+			}
+		})
+	} else if rd, ok := del.(RangeDeleter); ok {
 		next := 0 // first row not yet decided
 		rd.DeletedIn(first, first+int64(n), func(pos int64) {
 			i := int(pos - first)

@@ -254,8 +254,13 @@ func TestORCAndUnknownExtension(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "data-1.orc") {
 		t.Fatalf("empty ORC file: got %v", err)
 	}
-	if _, err := Open(bytes.NewReader(nil), 0, "data-1.lance", nil); !errors.Is(err, ErrUnsupportedFormat) {
-		t.Fatalf("got %v", err)
+	if _, err := Open(bytes.NewReader(nil), 0, "data-1.avro", nil); err == nil || !strings.Contains(err.Error(), "data-1.avro") {
+		t.Fatalf("empty Avro file: got %v", err)
+	}
+	for _, name := range []string{"data-1.lance", "data-1.vortex", "data-1.csv", "data-1"} {
+		if _, err := Open(bytes.NewReader(nil), 0, name, nil); !errors.Is(err, ErrUnsupportedFormat) {
+			t.Fatalf("%s: got %v", name, err)
+		}
 	}
 }
 

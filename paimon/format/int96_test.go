@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -13,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/paimon-flightsql/paimon-flightsql/internal/testutil"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
 )
 
@@ -140,5 +142,101 @@ func TestInt96NanosOverflow(t *testing.T) {
 	v[2] = 0xFFFFFFFF // a Julian day far beyond the int64 nanosecond range
 	if _, err := int96Nanos(v); err == nil {
 		t.Fatal("no error for an out-of-range INT96")
+	}
+}
+
+// TestInt96BeforeEpochWithNestedColumn: a read that needs pqarrow (an ARRAY
+// column) still decodes the flat INT96 column itself (zipReader), also
+// with a deletion vector and a filter on both kinds of column.
+func TestInt96BeforeEpochWithNestedColumn(t *testing.T) {
+	want := []int64{-1, -1_500_000_001, 0, -86_400_123_456_789, 1_672_628_645_123_456_789, -7}
+	leaf, err := schema.NewPrimitiveNode("ts", parquet.Repetitions.Optional, parquet.Types.Int96, 1, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := schema.ListOf(schema.NewInt32Node("element", parquet.Repetitions.Optional, -1), parquet.Repetitions.Optional, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := schema.NewGroupNode("schema", parquet.Repetitions.Required, schema.FieldList{leaf, list}, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w := file.NewParquetWriter(&buf, root)
+	rg := w.AppendRowGroup()
+	cw, err := rg.NextColumn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := make([]parquet.Int96, len(want))
+	defs := make([]int16, len(want))
+	ints := make([]int32, len(want))
+	ldefs := make([]int16, len(want))
+	lreps := make([]int16, len(want))
+	for i, ns := range want {
+		vals[i], defs[i] = cppInt96(ns), 1
+		ints[i], ldefs[i] = int32(i), 3 // [i]
+	}
+	if _, err := cw.(*file.Int96ColumnChunkWriter).WriteBatch(vals, defs, nil); err != nil {
+		t.Fatal(err)
+	}
+	cw.Close()
+	cw, err = rg.NextColumn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cw.(*file.Int32ColumnChunkWriter).WriteBatch(ints, ldefs, lreps); err != nil {
+		t.Fatal(err)
+	}
+	cw.Close()
+	rg.Close()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mem := testutil.CheckedAllocator(t)
+	fields := []types.DataField{{ID: 2, Name: "l", Type: types.NewArray(types.NewInt())}, {ID: 1, Name: "ts", Type: types.NewTimestamp(9)}}
+	f, err := Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "int96-nested.parquet", fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lt := &predicate.Leaf{Column: "ts", FieldID: 1, Type: types.NewTimestamp(9), Op: predicate.Lt, Literals: []any{predicate.Timestamp{Millis: 0}}}
+	for _, c := range []struct {
+		opts ReadOptions
+		rows []int
+	}{
+		{ReadOptions{Fields: fields, BatchSize: 4}, []int{0, 1, 2, 3, 4, 5}},
+		{ReadOptions{Fields: fields, Deleted: posSet{1: true}, Filter: lt}, []int{0, 3, 5}},
+	} {
+		c.opts.Allocator = mem
+		rd, err := f.Read(context.Background(), c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := rd.(*zipReader); !ok {
+			t.Fatalf("read took %T, not the split INT96 path", rd)
+		}
+		var got []int
+		for rd.Next() {
+			rec := rd.RecordBatch()
+			l := rec.Column(0).(*array.List)
+			ts := rec.Column(1).(*array.Timestamp)
+			vals := l.ListValues().(*array.Int32)
+			for i := 0; i < int(rec.NumRows()); i++ {
+				s, _ := l.ValueOffsets(i)
+				row := int(vals.Value(int(s)))
+				if int64(ts.Value(i)) != want[row] {
+					t.Fatalf("row %d: ts %d, want %d", row, ts.Value(i), want[row])
+				}
+				got = append(got, row)
+			}
+		}
+		if err := rd.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rd.Release()
+		if fmt.Sprint(got) != fmt.Sprint(c.rows) {
+			t.Fatalf("rows %v, want %v", got, c.rows)
+		}
 	}
 }

@@ -220,6 +220,9 @@ func (f *ParquetFile) Read(ctx context.Context, opts ReadOptions) (_ RecordReade
 	if st, ok := f.useFast(opts, cols); ok {
 		return f.newFastReader(ctx, st, opts, mem, cols, rgs, batch, filterCols), nil
 	}
+	if rd, ok, err := f.readInt96Mixed(ctx, opts, mem, cols, rgs, batch); ok {
+		return rd, err
+	}
 	var leaves []int
 	for top := range f.leaves {
 		if need[top] {

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"math/big"
 	"strconv"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -40,13 +42,19 @@ func EvalArrow(p Predicate, rec arrow.RecordBatch, mem memory.Allocator) (*array
 	if err != nil {
 		return nil, err
 	}
-	b := array.NewBooleanBuilder(mem)
-	defer b.Release()
-	b.Reserve(n)
-	for _, v := range tri {
-		b.UnsafeAppend(v == tTrue)
+	buf := memory.NewResizableBuffer(mem)
+	buf.Resize(int(bitutil.BytesForBits(int64(n))))
+	bits := buf.Bytes()
+	clear(bits)
+	for i, v := range tri {
+		if v == tTrue {
+			bits[i>>3] |= 1 << (i & 7)
+		}
 	}
-	return b.NewBooleanArray(), nil
+	data := array.NewData(arrow.FixedWidthTypes.Boolean, n, []*memory.Buffer{nil, buf}, nil, 0, 0)
+	buf.Release()
+	defer data.Release()
+	return array.NewBooleanData(data), nil
 }
 
 // FilterRecord returns the rows of rec where mask is true (a new record the
@@ -266,7 +274,7 @@ func evalLeaf(l *Leaf, col arrow.Array, n int) ([]uint8, error) {
 	if len(l.Literals) == 0 || (l.Op != In && l.Op != NotIn && len(l.Literals) != 1) {
 		return nil, fmt.Errorf("predicate %s: wrong number of literals", l)
 	}
-	if fastLeaf(l, col, out) {
+	if fastLeaf(l, col, out) || inSetLeaf(l, col, out) {
 		return out, nil
 	}
 	cmps := make([]rowCmp, len(l.Literals))
@@ -320,10 +328,10 @@ type rowCmp func(i int) int
 
 func bytesGetter(col arrow.Array) (func(int) []byte, error) {
 	switch a := col.(type) {
-	case *array.String:
-		return func(i int) []byte { return []byte(a.Value(i)) }, nil
+	case *array.String: // read-only views of the values, no copies
+		return func(i int) []byte { v := a.Value(i); return unsafe.Slice(unsafe.StringData(v), len(v)) }, nil
 	case *array.LargeString:
-		return func(i int) []byte { return []byte(a.Value(i)) }, nil
+		return func(i int) []byte { v := a.Value(i); return unsafe.Slice(unsafe.StringData(v), len(v)) }, nil
 	case *array.Binary:
 		return a.Value, nil
 	case *array.LargeBinary:

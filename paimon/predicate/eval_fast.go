@@ -1,58 +1,32 @@
 package predicate
 
 import (
+	"bytes"
+	"unsafe"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 )
 
-// fastLeaf evaluates a single-literal comparison (= <> < <= > >=) on an
-// integer, DATE or DECIMAL column with a typed loop (no per-row closures).
-// ok=false leaves the leaf to the general path.
+// fastLeaf evaluates a comparison (= <> < <= > >= with one literal; IN /
+// NOT IN) on an integer, DATE, DECIMAL or string column with a typed loop
+// (no per-row closures or allocations). ok=false leaves the leaf to the
+// general path.
 func fastLeaf(l *Leaf, col arrow.Array, out []uint8) bool {
-	if len(l.Literals) != 1 {
-		return false
-	}
 	switch l.Op {
 	case Eq, NotEq, Lt, LtEq, Gt, GtEq:
+		if len(l.Literals) != 1 {
+			return false
+		}
+	case In, NotIn:
+		if len(l.Literals) == 0 {
+			return false
+		}
 	default:
 		return false
 	}
-	switch a := col.(type) {
-	case *array.Int32:
-		v, ok := l.Literals[0].(int64)
-		if !ok {
-			return false
-		}
-		cmpLoop(a.Int32Values(), v, l.Op, out)
-	case *array.Int64:
-		v, ok := l.Literals[0].(int64)
-		if !ok {
-			return false
-		}
-		cmpLoop(a.Int64Values(), v, l.Op, out)
-	case *array.Date32:
-		v, ok := l.Literals[0].(int64)
-		if !ok {
-			return false
-		}
-		vals := a.Date32Values()
-		cmpLoopFn(len(vals), func(i int) int { return cmp3(int64(vals[i]), v) }, l.Op, out)
-	case *array.Int16:
-		v, ok := l.Literals[0].(int64)
-		if !ok {
-			return false
-		}
-		cmpLoop(a.Int16Values(), v, l.Op, out)
-	case *array.Decimal128:
-		d, ok := l.Literals[0].(Decimal)
-		if !ok || d.Unscaled == nil || d.Scale != int(a.DataType().(*arrow.Decimal128Type).Scale) || d.Unscaled.BitLen() > 126 {
-			return false
-		}
-		lit := decimal128.FromBigInt(d.Unscaled)
-		vals := a.Values()
-		cmpLoopFn(len(vals), func(i int) int { return vals[i].Cmp(lit) }, l.Op, out)
-	default:
+	if !fastValues(l, col, out) {
 		return false
 	}
 	if col.NullN() > 0 {
@@ -65,6 +39,173 @@ func fastLeaf(l *Leaf, col arrow.Array, out []uint8) bool {
 	return true
 }
 
+func fastValues(l *Leaf, col arrow.Array, out []uint8) bool {
+	switch a := col.(type) {
+	case *array.Int32:
+		return intLeaf(l, a.Int32Values(), out)
+	case *array.Int64:
+		return intLeaf(l, a.Int64Values(), out)
+	case *array.Date32:
+		return intLeaf(l, a.Date32Values(), out)
+	case *array.Int16:
+		return intLeaf(l, a.Int16Values(), out)
+	case *array.Int8:
+		return intLeaf(l, a.Int8Values(), out)
+	case *array.Decimal128:
+		return decimalLeaf(l, a, out)
+	case *array.String:
+		return stringLeaf(l, a, out)
+	}
+	return false
+}
+
+// intLeaf: every literal must be an int64.
+func intLeaf[T ~int8 | ~int16 | ~int32 | ~int64](l *Leaf, vals []T, out []uint8) bool {
+	lits := make([]int64, len(l.Literals))
+	for i, x := range l.Literals {
+		v, ok := x.(int64)
+		if !ok {
+			return false
+		}
+		lits[i] = v
+	}
+	if l.Op == In || l.Op == NotIn {
+		hit, miss := tTrue, tFalse
+		if l.Op == NotIn {
+			hit, miss = tFalse, tTrue
+		}
+		for i, v := range vals {
+			r := miss
+			for _, x := range lits {
+				if int64(v) == x {
+					r = hit
+					break
+				}
+			}
+			out[i] = r
+		}
+		return true
+	}
+	cmpLoop(vals, lits[0], l.Op, out)
+	return true
+}
+
+// decimalLeaf: literals of the column's scale that fit 126 bits.
+func decimalLeaf(l *Leaf, a *array.Decimal128, out []uint8) bool {
+	scale := int(a.DataType().(*arrow.Decimal128Type).Scale)
+	lits := make([]decimal128.Num, len(l.Literals))
+	for i, x := range l.Literals {
+		d, ok := x.(Decimal)
+		if !ok || d.Unscaled == nil || d.Scale != scale || d.Unscaled.BitLen() > 126 {
+			return false
+		}
+		lits[i] = decimal128.FromBigInt(d.Unscaled)
+	}
+	vals := a.Values()
+	if l.Op == In || l.Op == NotIn {
+		hit, miss := tTrue, tFalse
+		if l.Op == NotIn {
+			hit, miss = tFalse, tTrue
+		}
+		for i, v := range vals {
+			r := miss
+			for _, x := range lits {
+				if v == x {
+					r = hit
+					break
+				}
+			}
+			out[i] = r
+		}
+		return true
+	}
+	lit := lits[0]
+	lh, ll := lit.HighBits(), lit.LowBits()
+	// cmp: -1, 0, 1 of v against lit, as signed 128-bit integers
+	for i, v := range vals {
+		h := v.HighBits()
+		c := 0
+		switch {
+		case h < lh:
+			c = -1
+		case h > lh:
+			c = 1
+		default:
+			lo := v.LowBits()
+			if lo < ll {
+				c = -1
+			} else if lo > ll {
+				c = 1
+			}
+		}
+		out[i] = opResult(l.Op, c)
+	}
+	return true
+}
+
+// stringLeaf: string literals only; bytewise order (as bytes.Compare).
+func stringLeaf(l *Leaf, a *array.String, out []uint8) bool {
+	lits := make([][]byte, len(l.Literals))
+	for i, x := range l.Literals {
+		s, ok := x.(string)
+		if !ok {
+			return false
+		}
+		lits[i] = unsafe.Slice(unsafe.StringData(s), len(s))
+	}
+	offs := a.ValueOffsets()
+	data := a.ValueBytes()
+	base := int(offs[0])
+	val := func(i int) []byte { return data[int(offs[i])-base : int(offs[i+1])-base] }
+	n := a.Len()
+	switch l.Op {
+	case Eq, NotEq, In, NotIn:
+		hit, miss := tTrue, tFalse
+		if l.Op == NotEq || l.Op == NotIn {
+			hit, miss = tFalse, tTrue
+		}
+		for i := 0; i < n; i++ {
+			v := val(i)
+			r := miss
+			for _, x := range lits {
+				if len(v) == len(x) && bytes.Equal(v, x) {
+					r = hit
+					break
+				}
+			}
+			out[i] = r
+		}
+		return true
+	}
+	lit := lits[0]
+	for i := 0; i < n; i++ {
+		out[i] = opResult(l.Op, bytes.Compare(val(i), lit))
+	}
+	return true
+}
+
+func opResult(op Op, c int) uint8 {
+	var t bool
+	switch op {
+	case Eq:
+		t = c == 0
+	case NotEq:
+		t = c != 0
+	case Lt:
+		t = c < 0
+	case LtEq:
+		t = c <= 0
+	case Gt:
+		t = c > 0
+	case GtEq:
+		t = c >= 0
+	}
+	if t {
+		return tTrue
+	}
+	return tFalse
+}
+
 func cmp3(a, b int64) int {
 	switch {
 	case a < b:
@@ -75,7 +216,7 @@ func cmp3(a, b int64) int {
 	return 0
 }
 
-func cmpLoop[T int16 | int32 | int64](vals []T, lit int64, op Op, out []uint8) {
+func cmpLoop[T ~int8 | ~int16 | ~int32 | ~int64](vals []T, lit int64, op Op, out []uint8) {
 	b := func(c bool) uint8 {
 		if c {
 			return tTrue
@@ -106,32 +247,6 @@ func cmpLoop[T int16 | int32 | int64](vals []T, lit int64, op Op, out []uint8) {
 	case GtEq:
 		for i, v := range vals {
 			out[i] = b(int64(v) >= lit)
-		}
-	}
-}
-
-func cmpLoopFn(n int, c func(int) int, op Op, out []uint8) {
-	for i := 0; i < n; i++ {
-		r := c(i)
-		var t bool
-		switch op {
-		case Eq:
-			t = r == 0
-		case NotEq:
-			t = r != 0
-		case Lt:
-			t = r < 0
-		case LtEq:
-			t = r <= 0
-		case Gt:
-			t = r > 0
-		case GtEq:
-			t = r >= 0
-		}
-		if t {
-			out[i] = tTrue
-		} else {
-			out[i] = tFalse
 		}
 	}
 }

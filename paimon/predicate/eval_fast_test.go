@@ -3,6 +3,7 @@ package predicate
 import (
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -28,21 +29,30 @@ func TestFastLeafMatchesReference(t *testing.T) {
 	i64 := array.NewInt64Builder(mem)
 	d32 := array.NewDate32Builder(mem)
 	dec := array.NewDecimal128Builder(mem, &arrow.Decimal128Type{Precision: 10, Scale: 2})
+	big2 := array.NewDecimal128Builder(mem, &arrow.Decimal128Type{Precision: 38, Scale: 2})
+	str := array.NewStringBuilder(mem)
+	i16 := array.NewInt16Builder(mem)
 	for i, v := range raw {
 		if !valid[i] {
 			i32.AppendNull()
 			i64.AppendNull()
 			d32.AppendNull()
 			dec.AppendNull()
+			big2.AppendNull()
+			str.AppendNull()
+			i16.AppendNull()
 			continue
 		}
 		i32.Append(int32(v))
 		i64.Append(v)
 		d32.Append(arrow.Date32(v))
 		dec.Append(decimal128.FromI64(v * 100))
+		big2.Append(decimal128.FromBigInt(bigScaled(v)))
+		str.Append(strOf(v))
+		i16.Append(int16(v))
 	}
-	cols := []arrow.Array{i32.NewArray(), i64.NewArray(), d32.NewArray(), dec.NewArray()}
-	for _, b := range []array.Builder{i32, i64, d32, dec} {
+	cols := []arrow.Array{i32.NewArray(), i64.NewArray(), d32.NewArray(), dec.NewArray(), big2.NewArray(), str.NewArray(), i16.NewArray()}
+	for _, b := range []array.Builder{i32, i64, d32, dec, big2, str, i16} {
 		b.Release()
 	}
 	defer func() {
@@ -50,13 +60,28 @@ func TestFastLeafMatchesReference(t *testing.T) {
 			c.Release()
 		}
 	}()
-	ops := []Op{Eq, NotEq, Lt, LtEq, Gt, GtEq}
+	ops := []Op{Eq, NotEq, Lt, LtEq, Gt, GtEq, In, NotIn}
+	litOf := func(ci int, v int64) any {
+		switch ci {
+		case 3:
+			return Decimal{Unscaled: big.NewInt(v * 100), Scale: 2}
+		case 4:
+			return Decimal{Unscaled: bigScaled(v), Scale: 2}
+		case 5:
+			return strOf(v)
+		}
+		return v
+	}
 	for ci, col := range cols {
 		for _, op := range ops {
 			for lit := int64(-11); lit <= 11; lit += 3 {
-				l := &Leaf{Op: op, Literals: []any{lit}}
-				if ci == 3 {
-					l.Literals = []any{Decimal{Unscaled: big.NewInt(lit * 100), Scale: 2}}
+				set := []int64{lit}
+				if op == In || op == NotIn {
+					set = []int64{lit, lit + 1, -lit}
+				}
+				l := &Leaf{Op: op}
+				for _, v := range set {
+					l.Literals = append(l.Literals, litOf(ci, v))
 				}
 				out := make([]uint8, n)
 				if !fastLeaf(l, col, out) {
@@ -67,6 +92,8 @@ func TestFastLeafMatchesReference(t *testing.T) {
 					if valid[i] {
 						var c bool
 						switch op {
+						case In, NotIn:
+							c = slices.Contains(set, v) == (op == In)
 						case Eq:
 							c = v == lit
 						case NotEq:
@@ -93,3 +120,11 @@ func TestFastLeafMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// bigScaled is v·10^20: a DECIMAL(38,2) whose high 64 bits are in use.
+func bigScaled(v int64) *big.Int {
+	return new(big.Int).Mul(big.NewInt(v), new(big.Int).Exp(big.NewInt(10), big.NewInt(20), nil))
+}
+
+// strOf maps -11..11 to one-byte strings in the same order.
+func strOf(v int64) string { return string(rune('a' + v + 12)) }

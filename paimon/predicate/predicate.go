@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+	"time"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
 )
@@ -201,19 +202,41 @@ func (c Const) String() string {
 }
 
 func (l *Leaf) String() string {
+	lit := func(v Literal) string { return formatTyped(v, l.Type) }
 	switch l.Op {
 	case IsNull, IsNotNull:
 		return fmt.Sprintf("%s %s", l.Column, l.Op)
 	case In, NotIn:
 		parts := make([]string, len(l.Literals))
 		for i, v := range l.Literals {
-			parts[i] = FormatLiteral(v)
+			parts[i] = lit(v)
 		}
 		return fmt.Sprintf("%s %s (%s)", l.Column, l.Op, strings.Join(parts, ", "))
 	case StartsWith:
 		return fmt.Sprintf("%s LIKE %s", l.Column, FormatLiteral(fmt.Sprint(l.Literals[0])+"%"))
 	}
-	return fmt.Sprintf("%s %s %s", l.Column, l.Op, FormatLiteral(l.Literals[0]))
+	return fmt.Sprintf("%s %s %s", l.Column, l.Op, lit(l.Literals[0]))
+}
+
+// formatTyped renders a literal of a column type: DATE columns hold days
+// since the epoch and print as DATE 'yyyy-mm-dd', TIME columns hold
+// milliseconds of the day and print as TIME 'hh:mm:ss[.fff]'.
+func formatTyped(v Literal, t types.DataType) string {
+	n, ok := v.(int64)
+	if !ok {
+		return FormatLiteral(v)
+	}
+	switch t.Root {
+	case types.Date:
+		return "DATE '" + time.Unix(n*86400, 0).UTC().Format("2006-01-02") + "'"
+	case types.Time:
+		d := time.UnixMilli(n).UTC()
+		if n%1000 != 0 {
+			return "TIME '" + d.Format("15:04:05.000") + "'"
+		}
+		return "TIME '" + d.Format("15:04:05") + "'"
+	}
+	return FormatLiteral(v)
 }
 
 func (a *And) String() string { return join(a.Children, " AND ") }

@@ -18,9 +18,13 @@ type deletionVector interface {
 // loadDeletionVector reads and verifies a data file's deletion vector from
 // its index file. Errors name the index file and the data file.
 func (s *Scan) loadDeletionVector(ctx context.Context, d DeletionFile, dataFile string) (deletionVector, error) {
-	h, err := s.table.FileIO().Open(ctx, d.Path)
+	fio, err := s.externalIO(s.schema.Option(paimon.OptDataFileExternalPaths, ""))
 	if err != nil {
 		return nil, fmt.Errorf("deletion vector index file %s (for %s): %w", d.Path, dataFile, err)
+	}
+	h, err := fio.Open(ctx, d.Path)
+	if err != nil {
+		return nil, damaged(fmt.Errorf("deletion vector index file %s (for %s): %w", d.Path, dataFile, err))
 	}
 	defer h.Close()
 	v, err := deletion.ReadVector(d.Path, h, h.Size(), deletion.Range{DataFile: dataFile, Offset: d.Offset, Length: d.Length, Cardinality: d.Cardinality})

@@ -10,6 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/binrow"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
 )
 
@@ -26,8 +28,8 @@ import (
 // Pruning: a file's value statistics describe only the columns it wrote, and
 // an older file's copy of a column is dead once a newer file rewrote it, so
 // no single file's statistics may skip rows of its group. Plans of
-// data-evolution tables do not prune files by value statistics; the filter
-// is applied exactly to the merged rows.
+// data-evolution tables prune whole groups by statistics merged per column
+// (groupStatsMayMatch); the filter is applied exactly to the merged rows.
 
 // isBlobFile reports whether a data file is a .blob file.
 func isBlobFile(name string) bool { return strings.HasSuffix(strings.ToLower(name), ".blob") }
@@ -97,10 +99,16 @@ func groupRange(files []paimon.ManifestEntry) (int64, int64) {
 // evolutionSource is one file (or blob files read in sequence) supplying
 // some of the read columns of a group.
 type evolutionSource struct {
-	run  *runSource
+	run  batchSource
 	cols []int // indexes into readCols of the columns this source supplies
 	cur  arrow.RecordBatch
 	off  int64
+}
+
+// batchSource yields a source's batches in row order (nil at the end).
+type batchSource interface {
+	Next(ctx context.Context) (arrow.RecordBatch, error)
+	Close()
 }
 
 // writtenFieldIDs returns the ids of the columns a data file wrote: its
@@ -118,6 +126,9 @@ func (s *Scan) writtenFieldIDs(ctx context.Context, f *paimon.DataFileMeta) (map
 		return ids, nil
 	}
 	for _, n := range f.WriteCols {
+		if isTrackingName(n) {
+			continue // stored row-tracking columns: claimed separately
+		}
 		i := fieldIndexByName(fields, n)
 		if i < 0 {
 			return nil, fmt.Errorf("%w: data file %s: _WRITE_COLS column %q is not in schema %d", paimon.ErrCorrupt, f.FileName, n, f.SchemaID)
@@ -132,9 +143,37 @@ func (s *Scan) writtenFieldIDs(ctx context.Context, f *paimon.DataFileMeta) (map
 func (r *reader) readEvolutionSplit(sp *Split) error {
 	owner := sp.scan(r.s)
 	cols := owner.readCols
+	// Deletion vectors: only the anchor's (the oldest data file of the
+	// group, by max sequence number then name) applies, to the group's row
+	// positions (Java DataEvolutionUtils.retrieveAnchorFile,
+	// DataEvolutionSplitRead.readDeletionVector).
+	var dv deletionVector
 	if len(sp.Deletions) > 0 {
-		return fmt.Errorf("%w: deletion vectors on data-evolution files (%s) are not supported yet", paimon.ErrUnsupported, sp.Files[0].FileName)
+		var anchor *paimon.DataFileMeta
+		for i := range sp.Files {
+			f := &sp.Files[i]
+			if isBlobFile(f.FileName) {
+				continue
+			}
+			if anchor == nil || f.MaxSequenceNumber < anchor.MaxSequenceNumber ||
+				(f.MaxSequenceNumber == anchor.MaxSequenceNumber && f.FileName < anchor.FileName) {
+				anchor = f
+			}
+		}
+		if anchor == nil {
+			return fmt.Errorf("%w: data-evolution group of %s has deletion vectors but no data file", paimon.ErrCorrupt, sp.Files[0].FileName)
+		}
+		if d, ok := sp.Deletions[anchor.FileName]; ok {
+			var err error
+			if dv, err = owner.loadDeletionVector(r.ctx, d, anchor.FileName); err != nil {
+				return err
+			}
+		}
 	}
+	// The sources read files without their own deletion vectors: the
+	// anchor's vector applies to the merged rows.
+	plain := *sp
+	plain.Deletions = nil
 	claimed := make([]int, len(cols)) // source index + 1; 0 = no file
 	var srcs []*evolutionSource
 	defer func() {
@@ -178,21 +217,25 @@ func (r *reader) readEvolutionSplit(sp *Split) error {
 		}
 		if len(src.cols) > 0 {
 			srcs = append(srcs, src)
-			src.run = &runSource{r: r, sp: sp, files: []*paimon.DataFileMeta{f}, fields: pick(cols, src.cols)}
+			src.run = &runSource{r: r, sp: &plain, files: []*paimon.DataFileMeta{f}, fields: pick(cols, src.cols)}
 		}
+	}
+	if firstData == nil {
+		return fmt.Errorf("%w: data-evolution group of %s has blob files but no data file", paimon.ErrCorrupt, sp.Files[0].FileName)
 	}
 	first, rows := groupRange(entriesOf(sp.Files))
 	for _, id := range blobOrder {
 		files := blobBunches[id]
-		next := first
+		// Blob files of one max sequence number that tile the group are read
+		// in sequence; otherwise (a newer write overrides some rows, Java
+		// BlobFallbackRecordReader) each row takes the newest non-placeholder
+		// value of the files covering it, NULL when there is none.
+		tiled, next := true, first
 		for _, f := range files {
-			if *f.FirstRowID != next {
-				return fmt.Errorf("%w: blob files of field id %d do not tile the row ids of %s (file %s starts at %d, expected %d): overriding blob files are not supported yet",
-					paimon.ErrUnsupported, id, sp.Files[0].FileName, f.FileName, *f.FirstRowID, next)
-			}
+			tiled = tiled && *f.FirstRowID == next && f.MaxSequenceNumber == files[0].MaxSequenceNumber
 			next += f.RowCount
 		}
-		if next != first+rows {
+		if tiled && next != first+rows {
 			return fmt.Errorf("%w: blob files of field id %d cover row ids [%d, %d), the group has [%d, %d)", paimon.ErrCorrupt, id, first, next, first, first+rows)
 		}
 		src := &evolutionSource{}
@@ -202,9 +245,18 @@ func (r *reader) readEvolutionSplit(sp *Split) error {
 				src.cols = append(src.cols, j)
 			}
 		}
-		if len(src.cols) > 0 {
-			srcs = append(srcs, src)
-			src.run = &runSource{r: r, sp: sp, files: files, fields: pick(cols, src.cols)}
+		if len(src.cols) == 0 {
+			continue
+		}
+		srcs = append(srcs, src)
+		if tiled {
+			src.run = &runSource{r: r, sp: &plain, files: files, fields: pick(cols, src.cols)}
+		} else {
+			fb, err := newBlobFallback(r, &plain, files, pick(cols, src.cols), first, rows)
+			if err != nil {
+				return err
+			}
+			src.run = fb
 		}
 	}
 	for j, c := range cols {
@@ -238,7 +290,7 @@ func (r *reader) readEvolutionSplit(sp *Split) error {
 		if err != nil {
 			return err
 		}
-		if len(owner.tracking) > 0 && firstData != nil {
+		if len(owner.tracking) > 0 {
 			pos := make([]int64, n)
 			for i := range pos {
 				pos[i] = emitted + int64(i)
@@ -249,6 +301,14 @@ func (r *reader) readEvolutionSplit(sp *Split) error {
 				return err
 			}
 			b = fb
+		}
+		if dv != nil {
+			kb, err := r.dropDeleted(b, dv, emitted)
+			b.Release()
+			if err != nil {
+				return err
+			}
+			b = kb
 		}
 		out, err := r.finishBatch(b, r.s.opts.Filter)
 		b.Release()
@@ -300,6 +360,34 @@ func (r *reader) evolutionBatch(owner *Scan, srcs []*evolutionSource, claimed []
 	return array.NewRecordBatch(OutputSchema(cols), arrs, n), nil
 }
 
+// dropDeleted returns b without the rows whose group positions (first +
+// row index) dv marks. It does not release b.
+func (r *reader) dropDeleted(b arrow.RecordBatch, dv deletionVector, first int64) (arrow.RecordBatch, error) {
+	n := b.NumRows()
+	keep := make([]bool, n)
+	for i := range keep {
+		keep[i] = true
+	}
+	deleted := int64(0)
+	dv.DeletedIn(first, first+n, func(pos int64) {
+		if i := pos - first; i >= 0 && i < n && keep[i] {
+			keep[i] = false
+			deleted++
+		}
+	})
+	if deleted == 0 {
+		b.Retain()
+		return b, nil
+	}
+	r.stats.RowsDeleted.Add(deleted)
+	mb := array.NewBooleanBuilder(r.mem)
+	mb.AppendValues(keep, nil)
+	mask := mb.NewBooleanArray()
+	mb.Release()
+	defer mask.Release()
+	return predicate.FilterRecord(r.ctx, r.mem, b, mask)
+}
+
 // schemaOf returns the Arrow field of readCols[j].
 func (s *Scan) schemaOf(j int) arrow.Field {
 	return OutputSchema(s.readCols[j : j+1]).Field(0)
@@ -319,4 +407,101 @@ func entriesOf(files []paimon.DataFileMeta) []paimon.ManifestEntry {
 		out[i].File = files[i]
 	}
 	return out
+}
+
+// groupStatsMayMatch evaluates the filter against the statistics of a
+// data-evolution group as Java's DataEvolutionFileStoreScan.evolutionStats
+// builds them: each column's statistics come from the newest data file that
+// wrote it (a tie between files of the same max sequence number, a file that
+// does not span the whole group, missing, incompatible or inconsistent
+// statistics: unknown); a column no data file wrote is all NULL unless a
+// blob file holds it (unknown).
+func (pl *pruner) groupStatsMayMatch(ctx context.Context, group []paimon.ManifestEntry) (bool, error) {
+	s := pl.s
+	if s.opts.Filter == nil || pl.noStats {
+		return true, nil
+	}
+	first, rows := groupRange(group)
+	type provider struct {
+		seq   int64
+		tied  bool
+		entry *paimon.ManifestEntry
+		idx   int // index in the file's stats fields, -1 = no stats
+		field types.DataField
+	}
+	best := map[int]*provider{}
+	inBlob := map[int]bool{}
+	for gi := range group {
+		e := &group[gi]
+		written, stats, err := s.fileStatsFields(ctx, &e.File)
+		if err != nil {
+			return false, err
+		}
+		if isBlobFile(e.File.FileName) {
+			for _, f := range written {
+				inBlob[f.ID] = true
+			}
+			continue
+		}
+		for _, f := range written {
+			idx := -1
+			for i, sf := range stats {
+				if sf.ID == f.ID {
+					idx = i
+				}
+			}
+			p := best[f.ID]
+			switch seq := e.File.MaxSequenceNumber; {
+			case p == nil || seq > p.seq:
+				best[f.ID] = &provider{seq: seq, entry: e, idx: idx, field: f}
+			case seq == p.seq:
+				p.tied = true
+			}
+		}
+	}
+	ms := predicate.MapStats{Rows: rows, Columns: map[int]predicate.ColumnStats{}}
+	decoded := map[*paimon.ManifestEntry][]predicate.ColumnStats{}
+	for _, cf := range s.schema.Fields {
+		p := best[cf.ID]
+		if p == nil {
+			if !inBlob[cf.ID] {
+				ms.Columns[cf.ID] = predicate.ColumnStats{NullCount: rows} // no file wrote it
+			}
+			continue
+		}
+		f := &p.entry.File
+		if p.tied || p.idx < 0 || *f.FirstRowID != first || f.RowCount != rows || p.field.Type.Root != cf.Type.Root || !statsCompatible(p.field.Type, cf.Type) {
+			continue
+		}
+		cols, ok := decoded[p.entry]
+		if !ok {
+			_, stats, _ := s.fileStatsFields(ctx, f)
+			vs := f.ValueStats
+			if st, err := binrow.DecodeSimpleStats(types.RowType(stats).Types(), vs.MinValues, vs.MaxValues); err == nil {
+				cols = make([]predicate.ColumnStats, len(stats))
+				for i := range stats {
+					nc := int64(-1)
+					if i < len(vs.NullCounts) && vs.NullCounts[i] != nil {
+						nc = *vs.NullCounts[i]
+					}
+					cols[i] = predicate.ColumnStats{Min: st.Min[i], Max: st.Max[i], NullCount: nc}
+				}
+			}
+			decoded[p.entry] = cols
+		}
+		if p.idx >= len(cols) {
+			continue
+		}
+		c := cols[p.idx]
+		if c.NullCount < -1 || c.NullCount > rows || (c.Min == nil) != (c.Max == nil) {
+			continue // inconsistent: unknown
+		}
+		if c.Min != nil {
+			if cmp, ok := predicate.CompareLiterals(c.Min, c.Max); !ok || cmp > 0 || c.NullCount == rows {
+				continue
+			}
+		}
+		ms.Columns[cf.ID] = c
+	}
+	return predicate.MayMatch(s.opts.Filter, ms), nil
 }

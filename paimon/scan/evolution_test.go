@@ -1,10 +1,17 @@
 package scan
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/paimon-flightsql/paimon-flightsql/deletion"
+	"github.com/paimon-flightsql/paimon-flightsql/internal/testutil"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 )
 
 func evoEntry(name string, first, rows, maxSeq int64) paimon.ManifestEntry {
@@ -70,5 +77,109 @@ func TestDataEvolutionMerge(t *testing.T) {
 	got := strings.Join(readRows(t, dir, Options{Columns: []string{"f3", "f1"}, Concurrency: 1, BatchSize: 1}), "|")
 	if got != `{"f1":"2","f3":"2.1"}|{"f1":"4","f3":"3.1"}` {
 		t.Fatalf("got %s", got)
+	}
+}
+
+// TestDataEvolutionGroupStats: a group is pruned by per-column statistics
+// of the newest file that wrote each column (Java evolutionStats): the
+// superseded f2 values of the older file never decide.
+func TestDataEvolutionGroupStats(t *testing.T) {
+	dir := round2Table(t, "data_evolution_with_dense_stats")
+	sc, err := paimonSchema(t, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf := func(col string, op predicate.Op, v any) predicate.Predicate {
+		f, _ := sc.FieldByName(col)
+		return &predicate.Leaf{Column: col, FieldID: f.ID, Type: f.Type, Op: op, Literals: []any{v}}
+	}
+	for _, c := range []struct {
+		filter predicate.Predicate
+		splits int
+	}{
+		{leaf("f2", predicate.Eq, int64(12)), 0},    // only in the superseded column
+		{leaf("f2", predicate.Eq, int64(102)), 1},   // the newer file's value
+		{leaf("f1", predicate.Gt, int64(6)), 0},     // f1 only in the older file: its stats decide
+		{leaf("f0", predicate.Eq, "Lily"), 1},       // likewise
+		{leaf("f3", predicate.Gt, float64(100)), 1}, // stats-mode none: unknown
+	} {
+		plan, err := planTable(t, dir, Options{Filter: c.filter})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Splits) != c.splits {
+			t.Fatalf("%s: %d splits, want %d", c.filter, len(plan.Splits), c.splits)
+		}
+	}
+}
+
+func paimonSchema(t *testing.T, dir string) (*paimon.TableSchema, error) {
+	plan, err := planTable(t, dir, Options{})
+	if err != nil || plan == nil {
+		return nil, err
+	}
+	fio, _ := fileio.NewLocal(filepath.Dir(dir))
+	tbl, err := paimon.OpenTable(context.Background(), fio, filepath.Base(dir), "")
+	if err != nil {
+		return nil, err
+	}
+	return tbl.LatestSchema(context.Background())
+}
+
+// TestDataEvolutionDeletionVector: the anchor's (oldest data file's)
+// deletion vector drops group rows; another file's vector is ignored, as in
+// Java's DataEvolutionSplitRead.
+func TestDataEvolutionDeletionVector(t *testing.T) {
+	src := round2Table(t, "data_evolution_with_dense_stats")
+	dir := copyTableWithOptions(t, src, nil)
+	const anchor = "data-0a232b78-5051-451a-bdec-2aadffe6b2f0-0.parquet" // max seq 1
+	const newer = "data-e2b40cb0-e953-45da-87d9-56951efbb4e3-0.parquet"  // max seq 2
+	v1, _ := deletion.NewBitmap32Of(1)
+	v0, _ := deletion.NewBitmap32Of(0)
+	data, ranges, err := deletion.EncodeIndexFile([]deletion.NamedVector{{DataFile: anchor, Vector: v1}, {DataFile: newer, Vector: v0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o755)
+	os.MkdirAll(filepath.Join(dir, "index"), 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "index", "dv-test.index"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	fio, _ := fileio.NewLocal(filepath.Dir(dir))
+	tbl, err := paimon.OpenTable(ctx, fio, filepath.Base(dir), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := New(ctx, tbl, Options{Columns: []string{"f0", "f2", "_ROW_ID"}, Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := sc.Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Splits) != 1 || !plan.Splits[0].Evolution {
+		t.Fatalf("splits %+v", plan.Splits)
+	}
+	sp := plan.Splits[0]
+	sp.Deletions = map[string]DeletionFile{}
+	for _, r := range ranges {
+		sp.Deletions[r.DataFile] = DeletionFile{Path: filepath.Base(dir) + "/index/dv-test.index", Offset: r.Offset, Length: r.Length, Cardinality: r.Cardinality}
+	}
+	rd, err := sc.Read(ctx, testutil.CheckedAllocator(t), []Split{sp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Release()
+	var got []string
+	for rd.Next() {
+		got = append(got, canonicalBatch(t, rd.RecordBatch())...)
+	}
+	if err := rd.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if s := strings.Join(got, "|"); s != `{"_ROW_ID":"0","f0":"Lily","f2":"102"}` {
+		t.Fatalf("got %s", s)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileindex"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/format"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
 )
@@ -28,9 +29,7 @@ import (
 // false, and not a data-evolution table (its files hold only some columns
 // of shared rows, so one file's index cannot drop a row).
 func (s *Scan) fileIndexEnabled() bool {
-	return s.opts.Filter != nil && !s.opts.NoPruning && !s.opts.NoFileIndex &&
-		s.schema.OptionBool("file-index.read.enabled", true) &&
-		!s.schema.OptionBool("data-evolution.enabled", false)
+	return s.indexesAllowed() && !s.schema.OptionBool("data-evolution.enabled", false)
 }
 
 // indexFileSuffix marks a data file's file-index extra file.
@@ -151,13 +150,51 @@ func (r *reader) indexSelection(sp *Split, f *paimon.DataFileMeta) (*roaring.Bit
 
 // selectionDeleter drops the rows a deletion vector deletes (counted as
 // deleted) and the rows outside an index selection (excl, counted by the
-// caller when the selection is made).
+// caller when the selection is made). The readers ask it for the kept rows
+// (KeptIn: a walk over the selection) when the selection is sparse, and for
+// the deleted ones (DeletedIn) otherwise.
 type selectionDeleter struct {
 	dv    deletionVector // may be nil
 	dvN   *atomic.Int64
+	sel   *roaring.Bitmap // rows the index selected
 	excl  *roaring.Bitmap // rows the index excluded
 	limit int64           // rows of the file
 }
+
+// sparseDeleter is a selectionDeleter that also offers KeptIn (used when
+// fewer rows are selected than excluded).
+type sparseDeleter struct{ selectionDeleter }
+
+// KeptIn calls fn for the selected positions in [from, to) that the deletion
+// vector keeps. Deletion-vector rows outside the selection are not visited,
+// so they are not counted as deleted.
+func (d sparseDeleter) KeptIn(from, to int64, fn func(pos int64)) {
+	from, to = max(from, 0), min(to, d.limit)
+	if from >= to {
+		return
+	}
+	it := d.sel.Iterator()
+	it.AdvanceIfNeeded(uint32(from))
+	var dvN int64
+	for it.HasNext() {
+		p := int64(it.PeekNext())
+		if p >= to {
+			break
+		}
+		it.Next()
+		if d.dv != nil && d.dv.IsDeleted(p) {
+			dvN++
+			continue
+		}
+		fn(p)
+	}
+	if dvN > 0 {
+		d.dvN.Add(dvN)
+	}
+}
+
+var _ format.RangeKeeper = sparseDeleter{}
+var _ format.RangeDeleter = selectionDeleter{}
 
 func (d selectionDeleter) IsDeleted(pos int64) bool {
 	if d.dv != nil && d.dv.IsDeleted(pos) {

@@ -73,6 +73,19 @@ func parseIndexFilter(sc *paimon.TableSchema, s string) (predicate.Predicate, er
 	return predicate.NewOr(ors...), nil
 }
 
+// parseIndexFilterAnd parses conjunctions (AND) of parseIndexFilter terms.
+func parseIndexFilterAnd(sc *paimon.TableSchema, s string) (predicate.Predicate, error) {
+	var ands []predicate.Predicate
+	for _, part := range regexp.MustCompile(`(?i)\s+AND\s+`).Split(s, -1) {
+		p, err := parseIndexFilter(sc, part)
+		if err != nil {
+			return nil, err
+		}
+		ands = append(ands, p)
+	}
+	return predicate.NewAnd(ands...), nil
+}
+
 type indexRun struct {
 	rows []string
 	plan *Plan
@@ -81,6 +94,18 @@ type indexRun struct {
 
 // runIndexQuery reads a table with a filter, file indexes on or off.
 func runIndexQuery(t *testing.T, tableDir string, filter string, noIndex bool) indexRun {
+	t.Helper()
+	return runIndexQueryWith(t, tableDir, filter, noIndex, parseIndexFilter)
+}
+
+// runIndexQueryAnd is runIndexQuery with AND-joined filters.
+func runIndexQueryAnd(t *testing.T, tableDir string, filter string, noIndex bool) indexRun {
+	t.Helper()
+	return runIndexQueryWith(t, tableDir, filter, noIndex, parseIndexFilterAnd)
+}
+
+func runIndexQueryWith(t *testing.T, tableDir string, filter string, noIndex bool,
+	parse func(*paimon.TableSchema, string) (predicate.Predicate, error)) indexRun {
 	t.Helper()
 	ctx := context.Background()
 	mem := testutil.CheckedAllocator(t)
@@ -98,7 +123,7 @@ func runIndexQuery(t *testing.T, tableDir string, filter string, noIndex bool) i
 		if err != nil {
 			t.Fatal(err)
 		}
-		if opts.Filter, err = parseIndexFilter(sc, filter); err != nil {
+		if opts.Filter, err = parse(sc, filter); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -109,6 +109,7 @@ func TestFixtureExpectedRows(t *testing.T) {
 			}
 			name := strings.TrimPrefix(tableDir, roots[idxPath]+"/") + "/" + e.File
 			t.Run(name, func(t *testing.T) {
+				testutil.LinkExternalPaths(t, tableDir)
 				err := runFixtureQuery(t, tableDir, filepath.Join(filepath.Dir(idxPath), e.File), q)
 				if p, ok := testutil.PendingFixture(tableDir); ok {
 					testutil.CheckPending(t, p, err)

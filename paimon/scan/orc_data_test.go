@@ -129,7 +129,17 @@ func orcName(n string) string { return strings.TrimSuffix(n, ".parquet") + ".orc
 
 // convertToORC rewrites the data files and manifests of the table copy at
 // dir; it returns the number of data files converted.
-func convertToORC(t *testing.T, dir string) int {
+func convertToORC(t *testing.T, dir string) int { return convertSomeToORC(t, dir, nil) }
+
+// convertSomeToORC is convertToORC for the data files pick selects (all when
+// pick is nil); the others stay Parquet, so the table mixes both formats.
+func convertSomeToORC(t *testing.T, dir string, pick func(name string) bool) int {
+	rename := func(n string) string {
+		if pick == nil || pick(n) {
+			return orcName(n)
+		}
+		return n
+	}
 	ctx := context.Background()
 	fio, err := fileio.NewLocal(filepath.Dir(dir))
 	if err != nil {
@@ -160,7 +170,7 @@ func convertToORC(t *testing.T, dir string) int {
 	})
 	sizes := map[string]int64{} // converted data file → ORC size
 	convert := func(name string, schemaID int64) {
-		if _, done := sizes[name]; done {
+		if _, done := sizes[name]; done || (pick != nil && !pick(name)) {
 			return
 		}
 		p, ok := paths[name]
@@ -213,7 +223,7 @@ func convertToORC(t *testing.T, dir string) int {
 			var out []paimon.IndexManifestEntry
 			err := paimon.DecodeIndexManifest(name, data, "avro", func(e paimon.IndexManifestEntry) error {
 				for i := range e.IndexFile.DVRanges {
-					e.IndexFile.DVRanges[i].DataFileName = orcName(e.IndexFile.DVRanges[i].DataFileName)
+					e.IndexFile.DVRanges[i].DataFileName = rename(e.IndexFile.DVRanges[i].DataFileName)
 				}
 				out = append(out, e)
 				return nil
@@ -230,7 +240,7 @@ func convertToORC(t *testing.T, dir string) int {
 				if n, ok := sizes[e.File.FileName]; ok {
 					e.File.FileSize = n
 				}
-				e.File.FileName = orcName(e.File.FileName)
+				e.File.FileName = rename(e.File.FileName)
 				out = append(out, e)
 				return nil
 			})

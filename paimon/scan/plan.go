@@ -72,9 +72,11 @@ type Stats struct {
 	MergeSplits          int
 
 	// FilesPrunedIndex counts files whose embedded file index proved that no
-	// row matches (RowsPrunedIndex: their rows).
-	FilesPrunedIndex int
-	RowsPrunedIndex  int64
+	// row matches, FilesPrunedGlobalIndex those whose row-id range a global
+	// index proved has no match (RowsPrunedIndex: the rows of both).
+	FilesPrunedIndex       int
+	FilesPrunedGlobalIndex int
+	RowsPrunedIndex        int64
 }
 
 // Plan is the result of planning.
@@ -183,6 +185,10 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 	p.Stats.FilesPrunedBucket = pl.prunedBucket
 	p.Stats.FilesSkippedLevel = pl.skippedLevel
 	p.Stats.FilesTotal = len(fs.Entries) - pl.skippedLevel + fs.PartitionSkipped
+	globalSkip, err := s.globalIndexSkips(ctx, fs.IndexEntries, fs.Entries)
+	if err != nil {
+		return nil, err
+	}
 	for _, k := range order {
 		entries := groups[k]
 		// Key statistics are exact bounds of each file's keys: safe to prune by
@@ -200,6 +206,11 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 				if err != nil {
 					return nil, err
 				}
+			}
+			if ok && globalSkip[e.File.FileName] {
+				p.Stats.FilesPrunedGlobalIndex++
+				p.Stats.RowsPrunedIndex += e.File.RowCount
+				continue
 			}
 			if ok && s.info.valueStatsOK {
 				skip, err := pl.embeddedIndexSkips(ctx, &e)
@@ -221,7 +232,7 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 		if len(kept) == 0 {
 			continue
 		}
-		if !s.info.valueStatsOK && !s.info.evolution && s.info.mergeEngine == Deduplicate && s.opts.Filter != nil && !s.opts.NoPruning {
+		if !s.info.valueStatsOK && !s.info.noValueStats && s.info.mergeEngine == Deduplicate && s.opts.Filter != nil && !s.opts.NoPruning {
 			any := false
 			for _, e := range kept {
 				ok, err := pl.valueStatsMayMatch(ctx, &e)
@@ -243,11 +254,24 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 			return nil, err
 		}
 		merge := s.info.pk && !s.opts.ReadOptimized && !rawConvertible(s.info, kept)
+		if merge && s.info.clusteringOverride {
+			return nil, fmt.Errorf("%w: table %s has pk-clustering-override=true (files sorted by clustering.columns, not by key) and bucket %d needs a merge-on-read by key; only reads where deletion vectors or first-row make every row final are supported",
+				paimon.ErrUnsupported, s.table.Path(), k.bucket)
+		}
 		if merge {
 			sp := Split{Partition: partVals, PartitionBytes: kept[0].Partition, Bucket: k.bucket, Merge: true}
 			for _, e := range kept {
 				sp.Files = append(sp.Files, e.File)
 				sp.RowCount += e.File.RowCount
+				// deletion-vectors.merge-on-read: the merge reads every level,
+				// each file without the rows its deletion vector marks.
+				if d, ok := dvs[dvKey{string(e.Partition), e.Bucket, e.File.FileName}]; ok {
+					if sp.Deletions == nil {
+						sp.Deletions = map[string]DeletionFile{}
+					}
+					sp.Deletions[e.File.FileName] = d
+					p.Stats.DeletionVectors++
+				}
 			}
 			p.Splits = append(p.Splits, sp)
 			p.Stats.MergeSplits++
@@ -260,6 +284,14 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 			}
 			kept = kept[:0:0]
 			for _, g := range groups {
+				ok, err := pl.groupStatsMayMatch(ctx, g)
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					p.Stats.FilesPrunedStats += len(g)
+					continue
+				}
 				if len(g) == 1 && !isBlobFile(g[0].File.FileName) {
 					kept = append(kept, g[0]) // a group of one file reads raw
 					continue
@@ -409,7 +441,9 @@ func (s *Scan) bucketDir(partBytes []byte, bucket int32) (string, error) {
 	if bucket == -2 {
 		b = "bucket-postpone"
 	}
-	return path.Join(s.table.Path(), rel, b), nil
+	// data-file.path-directory puts data files under a sub-directory of the
+	// table (Java DataFilePathFactory).
+	return path.Join(s.table.Path(), s.schema.Option(paimon.OptDataFilePathDirectory, ""), rel, b), nil
 }
 
 // DataFilePath is the FileIO path of a data file of the split.
@@ -437,8 +471,10 @@ func (s *Scan) fileSchema(ctx context.Context, id int64) ([]types.DataField, err
 	}
 	if s.schemas == nil {
 		s.schemas = map[int64][]types.DataField{}
+		s.extOpts = map[int64]string{}
 	}
 	s.schemas[id] = sc.Fields
+	s.extOpts[id] = sc.Option(paimon.OptDataFileExternalPaths, "")
 	return sc.Fields, nil
 }
 

@@ -2,10 +2,12 @@ package scan
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/binrow"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/format"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
 )
@@ -138,7 +140,15 @@ func (pl *pruner) manifestMayMatch(m *paimon.ManifestFileMeta) (bool, error) {
 func (pl *pruner) entryMayMatch(e *paimon.ManifestEntry) (bool, error) {
 	inf := pl.s.info
 	if inf.pk && e.Bucket == -2 {
-		pl.skippedLevel++ // postpone-bucket files are invisible to batch reads
+		// Postpone-bucket files are invisible to batch reads (Java
+		// snapshotReader.onlyReadRealBuckets); with postpone.merge-on-read an
+		// engine would route their records to real buckets and merge them,
+		// which this reader does not do: refuse rather than drop them.
+		if inf.postponeMergeOnRead {
+			return false, fmt.Errorf("%w: table %s has postpone.merge-on-read=true and postpone-bucket files (%s): merging postpone records into their buckets is not supported",
+				paimon.ErrUnsupported, pl.s.table.Path(), e.File.FileName)
+		}
+		pl.skippedLevel++
 		return false, nil
 	}
 	if inf.pk && pl.s.opts.ReadOptimized && e.File.Level != inf.maxLevel {
@@ -159,7 +169,10 @@ func (pl *pruner) entryMayMatch(e *paimon.ManifestEntry) (bool, error) {
 			return false, nil
 		}
 	}
-	if pl.bucketVals != nil && inf.bucketFuncDef && e.TotalBuckets > 0 {
+	// Bucket pruning hashes the bucket key: only for fixed-bucket tables.
+	// Dynamic-bucket (-1) primary-key tables assign buckets through the hash
+	// index, not by hash, so their files are never pruned by bucket.
+	if pl.bucketVals != nil && inf.bucketFuncDef && inf.bucket > 0 && e.TotalBuckets > 0 {
 		allowed, err := pl.allowedBuckets(e.TotalBuckets)
 		if err == nil && allowed != nil && !allowed[e.Bucket] {
 			pl.prunedBucket++
@@ -257,23 +270,12 @@ func (pl *pruner) valueStatsMayMatch(ctx context.Context, e *paimon.ManifestEntr
 	if pl.s.opts.Filter == nil || pl.noStats {
 		return true, nil
 	}
-	fileFields, err := pl.s.fileSchema(ctx, e.File.SchemaID)
+	_, statsFields, err := pl.s.fileStatsFields(ctx, &e.File)
 	if err != nil {
 		return false, err
 	}
-	statsFields := fileFields
-	if e.File.ValueStatsCols != nil {
-		statsFields = statsFields[:0:0]
-		for _, n := range e.File.ValueStatsCols {
-			i := fieldIndexByName(fileFields, n)
-			if i < 0 {
-				return true, nil // stats of a column we cannot place: do not prune
-			}
-			statsFields = append(statsFields, fileFields[i])
-		}
-	}
 	if len(statsFields) == 0 {
-		return true, nil
+		return true, nil // none, or stats of a column we cannot place: do not prune
 	}
 	vs := e.File.ValueStats
 	st, err := binrow.DecodeSimpleStats(types.RowType(statsFields).Types(), vs.MinValues, vs.MaxValues)
@@ -296,23 +298,93 @@ func (pl *pruner) valueStatsMayMatch(ctx context.Context, e *paimon.ManifestEntr
 	return predicate.MayMatch(pl.s.opts.Filter, ms), nil
 }
 
+// fileStatsFields returns the columns a data file wrote (its schema's
+// fields narrowed to _WRITE_COLS) and the columns its value statistics
+// describe, in their order (the written ones narrowed to _VALUE_STATS_COLS),
+// as Java's EvolutionStatsCache projects them. Stored row-tracking columns
+// listed there (compaction writes _ROW_ID, _SEQUENCE_NUMBER) are not
+// "written" columns but keep their place in the statistics (placeholders
+// with their system field ids, never used to prune). A listed column the
+// schema lacks yields nil stats fields (the statistics cannot be placed).
+func (s *Scan) fileStatsFields(ctx context.Context, f *paimon.DataFileMeta) (written, stats []types.DataField, err error) {
+	fileFields, err := s.fileSchema(ctx, f.SchemaID)
+	if err != nil {
+		return nil, nil, err
+	}
+	project := func(fs []types.DataField, names []string, keepTracking bool) ([]types.DataField, bool) {
+		if names == nil {
+			return fs, true
+		}
+		out := make([]types.DataField, 0, len(names))
+		for _, n := range names {
+			if isTrackingName(n) {
+				if keepTracking {
+					fd := format.RowTrackingSequenceField()
+					if n == format.RowIDFieldName {
+						fd = format.RowIDField()
+					}
+					out = append(out, fd)
+				}
+				continue
+			}
+			i := fieldIndexByName(fs, n)
+			if i < 0 {
+				return nil, false
+			}
+			out = append(out, fs[i])
+		}
+		return out, true
+	}
+	written, ok := project(fileFields, f.WriteCols, false)
+	if !ok {
+		return nil, nil, fmt.Errorf("%w: data file %s: a _WRITE_COLS column is not in schema %d", paimon.ErrCorrupt, f.FileName, f.SchemaID)
+	}
+	names := f.ValueStatsCols
+	if names == nil {
+		names = f.WriteCols
+	}
+	stats, ok = project(written, names, true)
+	if !ok {
+		return written, nil, nil
+	}
+	return written, stats, nil
+}
+
 // statsCompatible reports whether statistics written for a column of type
 // from can bound values of type to (same literal convention and ordering).
+// After ALTER TABLE the reader casts with Java's rules, which wrap integers,
+// cut strings and binaries, pad CHAR and truncate timestamps: only casts
+// that leave every value unchanged (or NULL) keep the bounds.
 func statsCompatible(from, to types.DataType) bool {
-	isInt := func(r types.Root) bool {
-		return r == types.TinyInt || r == types.SmallInt || r == types.Int || r == types.BigInt
+	intRank := func(r types.Root) int {
+		switch r {
+		case types.TinyInt:
+			return 1
+		case types.SmallInt:
+			return 2
+		case types.Int:
+			return 3
+		case types.BigInt:
+			return 4
+		}
+		return 0
+	}
+	if from.Equal(to.WithNullable(from.Nullable)) {
+		return !from.IsNested()
 	}
 	switch {
-	case isInt(from.Root) && isInt(to.Root):
-		return true
+	case intRank(from.Root) > 0 && intRank(to.Root) > 0:
+		return intRank(to.Root) >= intRank(from.Root)
 	case from.Root == types.Float && to.Root == types.Double:
 		return true
 	case from.IsString() && to.IsString():
-		return true
+		return to.Root == types.VarChar && to.Length >= from.Length
+	case from.IsBinary() && to.IsBinary():
+		return from.Root != types.Blob && to.Root == types.VarBinary && to.Length >= from.Length
 	case from.Root == types.Decimal && to.Root == types.Decimal:
-		return from.Scale == to.Scale
+		return from.Scale == to.Scale // a value that no longer fits is NULL
 	case (from.Root == types.Timestamp || from.Root == types.TimestampLTZ) && from.Root == to.Root:
-		return true
+		return to.Precision >= from.Precision
 	}
-	return from.Root == to.Root && !from.IsNested()
+	return from.Root == to.Root && (from.Root == types.Time || from.Root == types.Date || from.Root == types.Boolean)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 	"sync"
@@ -287,14 +288,18 @@ func (r *reader) openFile(sp *Split, f *paimon.DataFileMeta) (format.DataFile, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("data file %s: %w", p, err)
 	}
-	h, err := owner.table.FileIO().Open(r.ctx, p)
+	fio, err := owner.DataFileIO(r.ctx, f.SchemaID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("data file %s: %w", p, err)
+	}
+	h, err := fio.Open(r.ctx, p)
+	if err != nil {
+		return nil, nil, damaged(fmt.Errorf("data file %s: %w", p, err))
 	}
 	df, err := format.Open(h, h.Size(), p, fileFields)
 	if err != nil {
 		h.Close()
-		return nil, nil, err
+		return nil, nil, damaged(err)
 	}
 	r.stats.FilesRead.Add(1)
 	return df, func() { h.Close() }, nil
@@ -366,20 +371,25 @@ func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
 	owner := sp.scan(r.s)
 	opts := format.ReadOptions{Fields: owner.readCols, RowGroups: rgs, BatchSize: r.s.opts.BatchSize, Parallel: r.parallel, Allocator: r.mem, Filter: r.s.opts.Filter}
 	var filter predicate.Predicate
-	if len(owner.tracking) > 0 {
-		// Row-tracking columns are filled after decoding (from positions):
-		// the filter, which may refer to them, is applied afterwards.
+	if len(owner.tracking) > 0 || len(owner.descCols) > 0 {
+		// Row-tracking columns are filled after decoding (from positions),
+		// blob descriptors resolved: the filter, which may refer to them, is
+		// applied afterwards.
 		opts.Filter, filter = nil, r.s.opts.Filter
 	}
 	if dv != nil {
 		opts.Deleted = countingDeleter{dv, &r.stats.RowsDeleted}
 	}
 	if excl != nil {
-		opts.Deleted = selectionDeleter{dv: dv, dvN: &r.stats.RowsDeleted, excl: excl, limit: f.RowCount}
+		sd := selectionDeleter{dv: dv, dvN: &r.stats.RowsDeleted, sel: sel, excl: excl, limit: f.RowCount}
+		opts.Deleted = sd
+		if sel.GetCardinality() < excl.GetCardinality() {
+			opts.Deleted = sparseDeleter{sd}
+		}
 	}
 	rr, err := df.Read(r.ctx, opts)
 	if err != nil {
-		return err
+		return damaged(err)
 	}
 	defer rr.Release()
 	for rr.Next() {
@@ -400,7 +410,7 @@ func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
 			return err
 		}
 	}
-	return rr.Err()
+	return damaged(rr.Err())
 }
 
 // countingDeleter counts the rows a deletion vector drops. It is a
@@ -435,6 +445,14 @@ var _ format.RangeDeleter = countingDeleter{}
 // finishBatch applies filter (nil: none) to a batch of readCols and projects
 // it to the output columns. It does not release b.
 func (r *reader) finishBatch(b arrow.RecordBatch, filter predicate.Predicate) (arrow.RecordBatch, error) {
+	if len(r.s.descCols) > 0 { // blob-descriptor-field: read the bytes referenced
+		rb, err := r.resolveDescriptors(b, r.s.descCols)
+		if err != nil {
+			return nil, err
+		}
+		defer rb.Release()
+		b = rb
+	}
 	cols := make([]arrow.Array, len(r.s.outCols))
 	for i := range cols {
 		cols[i] = b.Column(i) // readCols start with outCols
@@ -523,7 +541,7 @@ func (rs *runSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			if err != nil {
 				rs.close()
 				rs.close = nil
-				return nil, err
+				return nil, damaged(err)
 			}
 		}
 		if rs.cur.Next() {
@@ -531,7 +549,7 @@ func (rs *runSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			b.Retain()
 			return b, nil
 		}
-		err := rs.cur.Err()
+		err := damaged(rs.cur.Err())
 		rs.cur.Release()
 		rs.cur = nil
 		rs.close()
@@ -685,4 +703,18 @@ func compareTuple(a, b []any) int {
 		}
 	}
 	return len(a) - len(b)
+}
+
+// damaged classifies an error met reading a data or deletion-vector file
+// as data loss (paimon.ErrCorrupt; DataLoss over Flight): a missing,
+// truncated or undecodable file named by the snapshot. Cancellations and
+// errors that already carry a class pass unchanged.
+func damaged(err error) error {
+	switch {
+	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, errLimitReached), errors.Is(err, paimon.ErrCorrupt),
+		errors.Is(err, paimon.ErrUnsupported), errors.Is(err, paimon.ErrNotFound) && !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	return paimon.Errorf(paimon.ErrCorrupt, "%w", err)
 }

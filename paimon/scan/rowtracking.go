@@ -132,15 +132,24 @@ func fillTracking(mem memory.Allocator, b arrow.RecordBatch, fields []types.Data
 // statsCols are the read columns whose file statistics may prune: all but
 // the row-tracking columns, whose stored statistics do not cover the values
 // derived for NULL rows.
+// The statistics of blob-descriptor columns describe the descriptors, not
+// the bytes they reference: excluded too.
 func (s *Scan) statsCols() []types.DataField {
-	if len(s.tracking) == 0 {
+	if len(s.tracking) == 0 && len(s.descCols) == 0 {
 		return s.readCols
 	}
+	desc := s.schema.BlobDescriptorFields()
 	out := make([]types.DataField, 0, len(s.readCols))
 	for _, f := range s.readCols {
-		if !isTrackingField(f) {
+		if !isTrackingField(f) && !desc[f.Name] {
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// isTrackingName reports whether a _WRITE_COLS / _VALUE_STATS_COLS name is a
+// row-tracking column a file stores (compaction writes them).
+func isTrackingName(n string) bool {
+	return n == format.RowIDFieldName || n == format.SequenceNumberFieldName
 }

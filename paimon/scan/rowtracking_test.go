@@ -18,13 +18,19 @@ import (
 // readRows reads a table directory with opts and returns canonical rows, sorted.
 func readRows(t *testing.T, dir string, opts Options) []string {
 	t.Helper()
+	return readRowsAt(t, filepath.Dir(dir), filepath.Base(dir), opts)
+}
+
+// readRowsAt is readRows with the FileIO rooted at root and the table at rel.
+func readRowsAt(t *testing.T, root, rel string, opts Options) []string {
+	t.Helper()
 	ctx := context.Background()
 	mem := testutil.CheckedAllocator(t)
-	fio, err := fileio.NewLocal(filepath.Dir(dir))
+	fio, err := fileio.NewLocal(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl, err := paimon.OpenTable(ctx, fio, filepath.Base(dir), "")
+	tbl, err := paimon.OpenTable(ctx, fio, rel, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/format"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
@@ -116,9 +117,12 @@ type Scan struct {
 	out      *arrow.Schema
 	info     tableInfo
 	tracking []int // indexes of row-tracking columns in readCols
+	descCols []int // indexes of blob-descriptor-field columns in readCols
 
 	schemaMu  sync.Mutex
 	schemas   map[int64][]types.DataField // file schemas by id
+	extOpts   map[int64]string            // data-file.external-paths of each file schema
+	extIO     map[string]fileio.FileIO    // FileIO by declared external roots (external.go)
 	partPaths map[string]string           // partition bytes → relative dir
 }
 
@@ -136,6 +140,18 @@ type tableInfo struct {
 	bucketKeys    []types.DataField
 	bucketFuncDef bool
 	evolution     bool // data-evolution.enabled: files merge column-wise by row id
+	// noValueStats: value statistics may not prune at all (not even a whole
+	// bucket whose every file fails them).
+	noValueStats bool
+	// dvMergeOnRead: deletion-vectors.merge-on-read (level 0 visible, merged).
+	dvMergeOnRead bool
+	// clusteringOverride: pk-clustering-override, files are sorted by
+	// clustering.columns, not by key: they can be read raw (every row final
+	// through deletion vectors or first-row) but never merged by key.
+	clusteringOverride bool
+	// postponeMergeOnRead: postpone.merge-on-read, postpone-bucket (-2)
+	// records would have to be routed to their real buckets and merged.
+	postponeMergeOnRead bool
 }
 
 // New resolves the snapshot and schema of a scan. Errors for a missing
@@ -175,6 +191,9 @@ func New(ctx context.Context, t *paimon.Table, opts Options) (*Scan, error) {
 	s.schema, err = t.LatestSchema(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if err := paimon.CheckReadable(s.schema); err != nil {
+		return nil, fmt.Errorf("table %s: %w", t.Path(), err)
 	}
 	if err := s.resolveColumns(); err != nil {
 		return nil, err
@@ -221,6 +240,7 @@ func (s *Scan) resolveColumns() error {
 	}
 	s.out = OutputSchema(s.outCols)
 	s.tracking = trackingCols(s.readCols)
+	s.descCols = descriptorCols(s.schema, s.readCols)
 	return nil
 }
 
@@ -295,16 +315,34 @@ func (s *Scan) resolveInfo() error {
 	trigger := sc.OptionInt("num-sorted-run.compaction-trigger", 5)
 	inf.maxLevel = int32(sc.OptionInt("num-levels", trigger+1) - 1)
 	if inf.pk {
-		inf.skipLevel0 = inf.dv || inf.mergeEngine == FirstRow
-		inf.valueStatsOK = inf.dv || inf.mergeEngine == FirstRow || s.opts.ReadOptimized
+		// CoreOptions.batchScanSkipLevel0: with deletion vectors, level 0 is
+		// invisible unless deletion-vectors.merge-on-read (then every level is
+		// merged, deletion vectors applied to the files they mark); without,
+		// only first-row skips it.
+		if inf.dv {
+			inf.dvMergeOnRead = sc.OptionBool("deletion-vectors.merge-on-read", false)
+			inf.skipLevel0 = !inf.dvMergeOnRead
+		} else {
+			inf.skipLevel0 = inf.mergeEngine == FirstRow
+		}
+		inf.valueStatsOK = inf.skipLevel0 || s.opts.ReadOptimized
+		inf.clusteringOverride = sc.OptionBool("pk-clustering-override", false)
+		inf.postponeMergeOnRead = sc.OptionBool("postpone.merge-on-read", false)
 	} else {
 		inf.valueStatsOK = true
+	}
+	if desc := sc.BlobDescriptorFields(); len(desc) > 0 && s.opts.Filter != nil {
+		for _, c := range predicate.Columns(s.opts.Filter) {
+			if desc[c] { // file stats describe descriptors, not the bytes
+				inf.valueStatsOK, inf.noValueStats = false, true
+			}
+		}
 	}
 	if sc.DataEvolutionEnabled() && !inf.pk {
 		// A file's stats cover only the columns it wrote, possibly stale
 		// ones: never prune single files by value statistics (evolution.go).
 		inf.evolution = true
-		inf.valueStatsOK = false
+		inf.valueStatsOK, inf.noValueStats = false, true
 	}
 	return nil
 }

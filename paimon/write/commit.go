@@ -144,7 +144,21 @@ type commitRequest struct {
 // commit publishes req as snapshot latest+1, retrying on lost races. It
 // fails with an error wrapping ErrConflict when a file this commit removes
 // or depends on is no longer live.
-func (t *Table) commit(ctx context.Context, req *commitRequest) (id int64, err error) {
+// commit commits req as a new snapshot, then expires old snapshots by the
+// table's retention options as Java does after every commit (unless the
+// table is write-only). Expiry is maintenance: its failure does not undo or
+// fail the commit; it is kept in LastExpireError and the next commit (or
+// CALL sys.expire_snapshots) tries again.
+func (t *Table) commit(ctx context.Context, req *commitRequest) (int64, error) {
+	id, err := t.commitSnapshot(ctx, req)
+	if err != nil || t.opts.writeOnly {
+		return id, err
+	}
+	_, t.LastExpireError = t.ExpireSnapshots(context.WithoutCancel(ctx), ExpireOptions{})
+	return id, nil
+}
+
+func (t *Table) commitSnapshot(ctx context.Context, req *commitRequest) (id int64, err error) {
 	names := newNameFactory()
 	var written []string // metadata files of this commit (kept on success)
 	defer func() {

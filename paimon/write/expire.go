@@ -3,6 +3,7 @@ package write
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -16,7 +17,15 @@ type ExpireOptions struct {
 	RetainMax    int           // snapshot.num-retained.max
 	TimeRetained time.Duration // snapshot.time-retained
 	Limit        int           // snapshot.expire.limit
-	Now          time.Time     // clock (time.Now when zero)
+	// OlderThan, when set, makes snapshots created before it expirable
+	// (instead of TimeRetained).
+	OlderThan time.Time
+	// NoTableDefaults: fields left zero take the defaults of Java's
+	// ExpireConfig builder instead of the table options — retain at least
+	// 1, at most unlimited, no time bound, no limit per call — as CALL
+	// sys.expire_snapshots does.
+	NoTableDefaults bool
+	Now             time.Time // clock (time.Now when zero)
 }
 
 // fileRefs is a set of files referenced by snapshots or tags.
@@ -109,24 +118,46 @@ func (t *Table) collect(ctx context.Context, s *paimon.Snapshot, r *fileRefs, ma
 // ExpireSnapshots expires old snapshots of this branch as
 // ExpireSnapshotsImpl does: keep at least RetainMin, expire beyond
 // RetainMax, in between expire those older than TimeRetained, never expire
-// snapshots at or after a consumer's nextSnapshot. Files are deleted only
+// snapshots at or after a consumer's nextSnapshot or a snapshot pinned by
+// a scan of this process. Files are deleted only
 // when no remaining snapshot or tag of any branch references them. It
 // returns the number of snapshots expired.
 func (t *Table) ExpireSnapshots(ctx context.Context, o ExpireOptions) (int, error) {
-	if o.RetainMin <= 0 {
-		o.RetainMin = t.opts.retainMin
-	}
-	if o.RetainMax <= 0 {
-		o.RetainMax = t.opts.retainMax
-	}
-	if o.TimeRetained <= 0 {
-		o.TimeRetained = t.opts.timeRetained
-	}
-	if o.Limit <= 0 {
-		o.Limit = t.opts.expireLimit
-	}
+	const unlimited = int(^uint32(0) >> 1)
 	if o.Now.IsZero() {
 		o.Now = time.Now()
+	}
+	cutoff := int64(math.MinInt64) // snapshots created before cutoff (ms) may expire
+	if o.NoTableDefaults {
+		if o.RetainMin <= 0 {
+			o.RetainMin = 1
+		}
+		if o.RetainMax <= 0 {
+			o.RetainMax = unlimited
+		}
+		if o.Limit <= 0 {
+			o.Limit = unlimited
+		}
+		if o.TimeRetained > 0 {
+			cutoff = o.Now.Add(-o.TimeRetained).UnixMilli()
+		}
+	} else {
+		if o.RetainMin <= 0 {
+			o.RetainMin = t.opts.retainMin
+		}
+		if o.RetainMax <= 0 {
+			o.RetainMax = t.opts.retainMax
+		}
+		if o.TimeRetained <= 0 {
+			o.TimeRetained = t.opts.timeRetained
+		}
+		if o.Limit <= 0 {
+			o.Limit = t.opts.expireLimit
+		}
+		cutoff = o.Now.Add(-o.TimeRetained).UnixMilli()
+	}
+	if !o.OlderThan.IsZero() {
+		cutoff = o.OlderThan.UnixMilli()
 	}
 	if o.RetainMin < 1 || o.RetainMax < o.RetainMin {
 		return 0, invalidf("snapshot retention: min %d, max %d", o.RetainMin, o.RetainMax)
@@ -149,6 +180,10 @@ func (t *Table) ExpireSnapshots(ctx context.Context, o ExpireOptions) (int, erro
 			maxExclusive = c.NextSnapshot
 		}
 	}
+	// Snapshots read by scans of this process stay (paimon.Table.PinSnapshot).
+	if pinned, ok := t.meta.OldestPinnedSnapshot(); ok && pinned < maxExclusive {
+		maxExclusive = pinned
+	}
 	forced := latest - int64(o.RetainMax) + 1
 	end := earliest
 	for ; end < maxExclusive && int(end-earliest) < o.Limit; end++ {
@@ -159,7 +194,7 @@ func (t *Table) ExpireSnapshots(ctx context.Context, o ExpireOptions) (int, erro
 		if err != nil {
 			return 0, err
 		}
-		if s.TimeMillis >= o.Now.Add(-o.TimeRetained).UnixMilli() {
+		if s.TimeMillis >= cutoff {
 			break
 		}
 	}

@@ -65,6 +65,7 @@ type tableOptions struct {
 	retainMax          int
 	timeRetained       time.Duration
 	expireLimit        int
+	writeOnly          bool
 	dvBitmap64         bool
 	dataPrefix         string
 }
@@ -114,6 +115,7 @@ func parseOptions(s *paimon.TableSchema) (tableOptions, error) {
 		return o, fmt.Errorf("option snapshot.time-retained: %w", err)
 	}
 	o.expireLimit = s.OptionInt("snapshot.expire.limit", 50)
+	o.writeOnly = s.OptionBool("write-only", false)
 	o.dvBitmap64 = s.DeletionVectorsBitmap64()
 	o.dataPrefix = s.DataFilePrefix()
 	return o, nil

@@ -63,6 +63,10 @@ type Table struct {
 	// beforeCommit, when set (tests), runs after a compaction is computed
 	// and before it is committed.
 	beforeCommit func()
+	// LastExpireError is the error of the snapshot expiry that ran after
+	// the last commit through this handle (nil when it succeeded or did
+	// not run); expiry never fails a commit.
+	LastExpireError error
 }
 
 // TablePath returns "<db>.db/<table>", the table directory relative to a warehouse.
@@ -262,6 +266,15 @@ func newTable(io fileio.FileIO, root, branch string, meta *paimon.Table, s *paim
 	}
 	if t.bucket == -2 {
 		return nil, fmt.Errorf("%w: table %s: postpone-bucket tables (bucket = -2) are not supported by the writer", paimon.ErrUnsupported, root)
+	}
+	// Row tracking and data evolution give files row ids and column subsets
+	// the writer does not maintain (an append or a compaction would break
+	// them); what the reader refuses, the writer refuses too.
+	if s.RowTrackingEnabled() || s.DataEvolutionEnabled() {
+		return nil, fmt.Errorf("%w: table %s: row-tracking / data-evolution tables are not supported by the writer", paimon.ErrUnsupported, root)
+	}
+	if err := paimon.CheckReadable(s); err != nil {
+		return nil, fmt.Errorf("table %s: %w", root, err)
 	}
 	if t.bucket > 0 {
 		keys := s.BucketKeys()

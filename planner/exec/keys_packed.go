@@ -32,6 +32,12 @@ import (
 // So equal keys pack equally and vice versa; NULL differs from every value
 // (and from the empty string). Floats are not packed (they go to ktGen).
 //
+// When the fixed-width fields do not fit at full width (two BIGINTs), the
+// 4- and 8-byte columns are range-packed: the sign-extended value minus a
+// base, in as many bits as the first batch's range needs plus two (see
+// choose). A later insert outside the range turns the table into a ktGen
+// like a long string; a lookup outside it is a miss.
+//
 // The k of each string column is chosen at the first non-empty Insert from
 // that batch's longest value (then widened while the layout still fits).
 // When a later Insert holds a longer value (or the first batch does not
@@ -80,6 +86,12 @@ const (
 type pkCol struct {
 	kind uint8
 	w    int // fixed: bytes
+	// fixed, range-packed (rng): the value is stored as its sign-extended
+	// difference from base in vb bits; a value outside that range does
+	// not fit (like a string longer than k).
+	rng  bool
+	base int64
+	vb   int
 	k    int // strings: the longest value packed
 	val  pkField
 	tag  pkField // fixed/bool: validity bit; strings: length+1, 0 = NULL
@@ -138,7 +150,11 @@ func pkLayout(cols []pkCol) bool {
 		c := &cols[i]
 		switch c.kind {
 		case pkFixed:
-			items = append(items, item{&c.val, 8 * c.w}, item{&c.tag, 1})
+			size := 8 * c.w
+			if c.rng {
+				size = c.vb
+			}
+			items = append(items, item{&c.val, size}, item{&c.tag, 1})
 		case pkBool:
 			items = append(items, item{&c.val, 1}, item{&c.tag, 1})
 		default:
@@ -170,8 +186,65 @@ func pkLayout(cols []pkCol) bool {
 }
 
 // choose picks the string widths from the first batch's longest values
-// (lens) and lays the columns out; false when they do not fit.
-func (t *ktPacked) choose(lens []int) bool {
+// (lens) and lays the columns out; false when they do not fit. When the
+// fixed-width columns do not fit at full width, those of 4 or 8 bytes are
+// range-packed: base and width from the first batch's values (keys), with
+// two spare bits (four times the range) for later batches.
+func (t *ktPacked) choose(lens []int, keys []arrow.Array) bool {
+	if t.chooseWidths(lens) {
+		return true
+	}
+	any := false
+	for i := range t.cols {
+		c := &t.cols[i]
+		if c.kind != pkFixed || c.w < 4 {
+			continue
+		}
+		mn, mx, ok := pkRange(keys[i], c.w)
+		if !ok {
+			continue
+		}
+		span := uint64(mx) - uint64(mn)
+		vb := bits.Len64(span) + 2
+		if vb >= 8*c.w {
+			continue
+		}
+		// centre the spare room: values may come below the first min too
+		slack := (uint64(1)<<vb - span) / 2
+		c.rng, c.base, c.vb = true, int64(uint64(mn)-slack), vb
+		any = true
+	}
+	return any && t.chooseWidths(lens)
+}
+
+// pkRange returns the least and greatest valid value (sign-extended) of a
+// fixed-width column of w bytes; ok=false without valid values.
+func pkRange(col arrow.Array, w int) (mn, mx int64, ok bool) {
+	raw := ktFixedBytes(col, w)
+	bm, off := ktValidity(col)
+	n := col.Len()
+	for r := 0; r < n; r++ {
+		if bm != nil && !bitutil.BitIsSet(bm, off+r) {
+			continue
+		}
+		var v int64
+		if w == 4 {
+			v = int64(int32(binary.LittleEndian.Uint32(raw[4*r:])))
+		} else {
+			v = int64(binary.LittleEndian.Uint64(raw[8*r:]))
+		}
+		if !ok || v < mn {
+			mn = v
+		}
+		if !ok || v > mx {
+			mx = v
+		}
+		ok = true
+	}
+	return mn, mx, ok
+}
+
+func (t *ktPacked) chooseWidths(lens []int) bool {
 	for i := range t.cols {
 		if c := &t.cols[i]; c.kind == pkStr || c.kind == pkLargeStr {
 			if lens[i] > 8 {
@@ -277,7 +350,7 @@ func (t *ktPacked) Insert(keys []arrow.Array, gids []int32) error {
 		if err := t.lens(keys, sc); err != nil {
 			return err
 		}
-		if !t.choose(sc.lens) {
+		if !t.choose(sc.lens, keys) {
 			if err := t.migrate(); err != nil {
 				return err
 			}
@@ -397,6 +470,19 @@ func (t *ktPacked) pack(keys []arrow.Array, gids []int32, sc *pkScratch, ins boo
 		switch c.kind {
 		case pkFixed:
 			raw := ktFixedBytes(col, c.w)
+			if c.rng {
+				var l bool
+				if c.w == 4 {
+					l = pkRangeLoop(arrow.Int32Traits.CastFromBytes(raw), c, bm, off, lo, hi, gids, ins)
+				} else {
+					l = pkRangeLoop(arrow.Int64Traits.CastFromBytes(raw), c, bm, off, lo, hi, gids, ins)
+				}
+				if l && ins {
+					return true, nil
+				}
+				long = long || l
+				continue
+			}
 			switch c.w {
 			case 1:
 				pkFixedLoop(arrow.Uint8Traits.CastFromBytes(raw), c, bm, off, lo, hi)
@@ -457,6 +543,32 @@ func pkFixedLoop[T uint8 | uint16 | uint32 | uint64](vals []T, c pkCol, bm []byt
 		lo[r] |= (x<<vp.ls)&vp.lm | tl
 		hi[r] |= uint32((x<<vp.hs)&vp.hm) | th
 	}
+}
+
+// pkRangeLoop packs a range-packed column; a value outside the range sets
+// long (and, when !ins, its gid to -1; when ins it stops at once).
+func pkRangeLoop[T int32 | int64](vals []T, c pkCol, bm []byte, off int, lo []uint64, hi []uint32, gids []int32, ins bool) (long bool) {
+	vals = vals[:len(lo)]
+	vp, tp := c.val.put(), c.tag.put()
+	tl, th := (1<<tp.ls)&tp.lm, uint32((1<<tp.hs)&tp.hm)
+	base, vb := uint64(c.base), uint(c.vb)
+	for r, v := range vals {
+		if bm != nil && !bitutil.BitIsSet(bm, off+r) {
+			continue
+		}
+		x := uint64(int64(v)) - base
+		if x>>vb != 0 {
+			long = true
+			if ins {
+				return true
+			}
+			gids[r] = -1
+			continue
+		}
+		lo[r] |= (x<<vp.ls)&vp.lm | tl
+		hi[r] |= uint32((x<<vp.hs)&vp.hm) | th
+	}
+	return long
 }
 
 func pkStrLoop[O int32 | int64](offs []O, data []byte, c pkCol, bm []byte, off int, lo []uint64, hi []uint32, gids []int32, ins bool) (long bool, err error) {
@@ -551,6 +663,9 @@ func (t *ktPacked) Keys(mem memory.Allocator) ([]arrow.Array, error) {
 			b := data.Bytes()
 			for id := range n {
 				v := c.val.get(t.lo[id], t.hi[id])
+				if c.rng && c.tag.get(t.lo[id], t.hi[id]) != 0 {
+					v += uint64(c.base)
+				}
 				switch c.w {
 				case 1:
 					b[id] = byte(v)

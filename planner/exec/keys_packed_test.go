@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -169,9 +170,27 @@ func TestKeyTablePackedFallback(t *testing.T) {
 		ktAsPacked(t, kt, false) // k widened past 0 at the first batch
 	})
 	t.Run("wide integers", func(t *testing.T) {
-		// 64+64 bits and two validity bits do not fit 96: the general path.
+		// 64+64 bits and two validity bits do not fit 96 at full width:
+		// values of a small range are range-packed; a later batch outside
+		// the range moves the table to the general path, keeping ids.
+		for _, types := range [][]arrow.DataType{
+			{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64},
+			{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int32},
+			{arrow.PrimitiveTypes.Int64, arrow.FixedWidthTypes.Date32, arrow.PrimitiveTypes.Int64},
+			{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64},
+		} {
+			small := [][]arrow.Array{ktShortBatch(mem, rng, types, 300, 1, 50, 10), ktShortBatch(mem, rng, types, 300, 1, 60, 10)}
+			wide := ktShortBatch(mem, rng, types, 300, 1, 1<<40, 10)
+			look := [][]arrow.Array{ktShortBatch(mem, rng, types, 300, 1, 400, 10), wide}
+			kt := ktCompare(t, mem, types, small, look)
+			ktAsPacked(t, kt, false)
+			kt = ktCompare(t, mem, types, append(small, wide), look)
+			ktAsPacked(t, kt, true)
+			ktReleaseAll(append(small, look...)...)
+		}
+		// values spread over the whole int64 range from the first batch
 		types := []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64}
-		ins := [][]arrow.Array{ktShortBatch(mem, rng, types, 300, 0, 50, 10)}
+		ins := [][]arrow.Array{ktShortBatch(mem, rng, types, 300, 0, math.MaxInt, 10)}
 		defer ktReleaseAll(ins...)
 		kt := ktCompare(t, mem, types, ins, ins)
 		ktAsPacked(t, kt, true)

@@ -194,6 +194,9 @@ func parseTemplate(t []byte) (parts []tmplPart, maxGroup int) {
 	return parts, maxGroup
 }
 
+// memoMax caps the per-batch memo of REGEXP_REPLACE results.
+const memoMax = 8192
+
 // REGEXP_REPLACE(s, pattern, replacement[, options]).
 func bindRegexpReplace(name string, args []vec.Expr) (*vec.BoundFunc, error) {
 	if err := arity(name, args, 3, 4); err != nil {
@@ -249,6 +252,11 @@ func bindRegexpReplace(name string, args []vec.Expr) (*vec.BoundFunc, error) {
 				lastTmpl = []byte(constTmpl)
 			}
 			out := newStrOut(c.Mem, n, len(in[0].data))
+			// Results by input value for the current pattern and
+			// replacement: repeated values (URLs, referers) skip the regexp.
+			memo := map[string][2]int32{}
+			var memoRe *regexp.Regexp
+			var memoTmpl []byte
 			fail := func(err error) (arrow.Array, error) {
 				out.release()
 				if valid != nil {
@@ -272,7 +280,20 @@ func bindRegexpReplace(name string, args []vec.Expr) (*vec.BoundFunc, error) {
 				if maxG > re.NumSubexp() {
 					return fail(invalidf("%s: replacement %q uses group \\%d but the pattern %q has %d group(s)", name, lastTmpl, maxG, re.String(), re.NumSubexp()))
 				}
-				replaceRow(out, re, in[0].at(i), parts, maxG, opts.global)
+				if re != memoRe || !bytes.Equal(lastTmpl, memoTmpl) {
+					clear(memo)
+					memoRe, memoTmpl = re, append(memoTmpl[:0], lastTmpl...)
+				}
+				s := in[0].at(i)
+				if m, ok := memo[string(s)]; ok {
+					out.addSelf(int(m[0]), int(m[1]))
+					continue
+				}
+				start := out.n
+				replaceRow(out, re, s, parts, maxG, opts.global)
+				if len(memo) < memoMax {
+					memo[string(s)] = [2]int32{int32(start), int32(out.n - start)}
+				}
 			}
 			return out.finish(valid)
 		}}, nil

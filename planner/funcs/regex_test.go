@@ -147,3 +147,18 @@ func TestKernelGuards(t *testing.T) {
 		}
 	}
 }
+
+// TestRegexpReplaceRepeats: repeated inputs reuse the first result (the
+// per-batch memo) only while the pattern and the replacement stay the same.
+func TestRegexpReplaceRepeats(t *testing.T) {
+	mem := newMem(t)
+	const pat = `^https?://(?:www\.)?([^/]+)/.*$`
+	s := build1(t, mem, tString, "http://www.a.com/x", "http://www.a.com/x", "https://b.org/y", "http://www.a.com/x", "zzz", "zzz", nil, "http://www.a.com/x", "http://www.a.com/x")
+	p := build1(t, mem, tString, pat, pat, pat, pat, pat, pat, pat, `a\.com`, `a\.com`)
+	r := build1(t, mem, tString, `\1`, `[\1]`, `\1`, `\1`, `\1`, ``, `\1`, `A`, `A`)
+	got := evalCols(t, mem, "regexp_replace", []arrow.Array{s, p, r})
+	want := []string{"a.com", "[a.com]", "b.org", "a.com", "zzz", "zzz", "NULL", "http://www.A/x", "http://www.A/x"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("regexp_replace = %q, want %q", got, want)
+	}
+}

@@ -437,6 +437,16 @@ func (b *strOut) addString(s string) {
 	b.offs.vals[b.row] = int32(b.n)
 }
 
+// addSelf appends, as the next row, the k bytes already written at start
+// (a repeated result).
+func (b *strOut) addSelf(start, k int) {
+	if k > 0 && b.grow(k) {
+		b.n += copy(b.d[b.n:], b.d[start:start+k])
+	}
+	b.row++
+	b.offs.vals[b.row] = int32(b.n)
+}
+
 // part appends bytes to the current row without ending it.
 func (b *strOut) part(s []byte) {
 	if len(s) > 0 && b.grow(len(s)) {

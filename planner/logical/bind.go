@@ -23,6 +23,9 @@ type Session struct {
 	CatalogName string // accepted as the first part of 3-part names ("" = any)
 	Database    string
 	Options     map[string]string
+	// User is the authenticated user (current_user); Version is the
+	// server version (version()).
+	User, Version string
 }
 
 // Bound is a bound query.
@@ -354,6 +357,18 @@ func (b *binder) resolveTable(tn sqlparser.TableName) (catalog.Table, string, er
 		base, _, _ := strings.Cut(name, "$")
 		if !found && !slices.Contains(names, base) {
 			return nil, "", paimon.Errorf(catalog.ErrNotFound, "table %q does not exist in database %q%s", name, db, catalog.DidYouMean(name, names))
+		}
+	}
+	// orders$snapshot: suggest the system table meant ($snapshots).
+	if sn, ok := cat.(interface{ SystemTableNames() []string }); ok {
+		if i := strings.LastIndex(name, "$"); i >= 0 {
+			var cands []string
+			for _, n := range sn.SystemTableNames() {
+				cands = append(cands, "$"+n)
+			}
+			if hint := catalog.DidYouMean(strings.ToLower(name[i:]), cands); hint != "" {
+				return nil, "", fmt.Errorf("%w%s", err, hint)
+			}
 		}
 	}
 	return nil, "", err

@@ -486,6 +486,11 @@ func (b *binder) funcExpr(ec *exprCtx, x *sqlparser.FuncExpr) (vec.Expr, error) 
 	if _, ok := aggNames[name]; ok {
 		return nil, invalidf("aggregate %s is not allowed in %s", strings.ToUpper(name), ec.what)
 	}
+	if len(x.Exprs) == 0 {
+		if e, ok := b.sessionValue(name); ok {
+			return e, nil
+		}
+	}
 	switch name {
 	case "paimon_window":
 		if ec.win == nil {

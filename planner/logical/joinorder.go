@@ -64,10 +64,30 @@ func DefaultEstimate(leaf func(*Scan) float64) Estimator {
 
 // ReorderJoins rewrites each tree of inner joins into a left-deep tree: the
 // largest input first (the probe side), then repeatedly the smallest input
-// connected to what is joined so far (the build side), conditions applied
-// as soon as their columns are available. The original column order is
+// connected to what is joined so far (the build side) — preferring inputs
+// joined by a key to a leaf at least as large, then by any key, then by any
+// condition — conditions applied as soon as their columns are available. The original column order is
 // restored by a projection.
 func ReorderJoins(n Node, est Estimator) (Node, error) {
+	// Top-down: the whole tree of inner joins under n is ordered at once
+	// (ordering a subtree first would hide its leaves behind the
+	// projection that restores its column order); the leaves are ordered
+	// on their own.
+	if j, ok := n.(*Join); ok && j.Type == exec.InnerJoin {
+		var leaves []Node
+		var conds []vec.Expr
+		collectInner(j, 0, &leaves, &conds)
+		if len(leaves) >= 3 {
+			for i, l := range leaves {
+				x, err := ReorderJoins(l, est)
+				if err != nil {
+					return nil, err
+				}
+				leaves[i] = x
+			}
+			return greedy(leaves, conds, est)
+		}
+	}
 	ch := n.Children()
 	if len(ch) > 0 {
 		nch := make([]Node, len(ch))
@@ -84,17 +104,7 @@ func ReorderJoins(n Node, est Estimator) (Node, error) {
 			n = n.WithChildren(nch...)
 		}
 	}
-	j, ok := n.(*Join)
-	if !ok || j.Type != exec.InnerJoin {
-		return n, nil
-	}
-	var leaves []Node
-	var conds []vec.Expr
-	collectInner(j, 0, &leaves, &conds)
-	if len(leaves) < 3 {
-		return n, nil
-	}
-	return greedy(leaves, conds, est)
+	return n, nil
 }
 
 func collectInner(n Node, off int, leaves *[]Node, conds *[]vec.Expr) int {
@@ -134,9 +144,14 @@ func greedy(leaves []Node, conds []vec.Expr, est Estimator) (Node, error) {
 		}
 	}
 	sizes := make([]float64, len(leaves))
+	sel := make([]float64, len(leaves)) // estimated share of its rows a leaf keeps
 	first := 0
 	for i, l := range leaves {
 		sizes[i] = est(l)
+		sel[i] = 1
+		if raw := rawSize(l, est); raw > 0 {
+			sel[i] = min(sizes[i]/raw, 1)
+		}
 		if sizes[i] > sizes[first] {
 			first = i
 		}
@@ -144,10 +159,35 @@ func greedy(leaves []Node, conds []vec.Expr, est Estimator) (Node, error) {
 	in := map[int]bool{first: true}
 	order := []int{first}
 	used := make([]bool, len(conds))
+	// equi[i]: conds[i] is an equality between two leaves (a join key);
+	// a leaf reachable only through other conditions (an OR across
+	// tables, an inequality) comes after the leaves reachable by keys.
+	equi := make([]bool, len(conds))
+	for i, c := range conds {
+		if cmp, ok := c.(*vec.Compare); ok && len(condLeaves[i]) == 2 {
+			_, _, equi[i] = cmp.Equality()
+		}
+	}
+	// pass 0: joined by a key to a leaf at least as large (the dimension
+	// side of a foreign key, which does not multiply rows: lineitem →
+	// orders, not supplier → customer on a shared nation key); pass 1: by
+	// any key; pass 2: by any condition.
+	pass := 0
 	connected := func(k int) bool {
 		for i, ls := range condLeaves {
-			if used[i] || !ls[k] || len(ls) < 2 {
+			if used[i] || !ls[k] || len(ls) < 2 || pass < 2 && !equi[i] {
 				continue
+			}
+			if pass == 0 {
+				grows := false
+				for l := range ls {
+					if l != k && sizes[l] < sizes[k] {
+						grows = true
+					}
+				}
+				if grows {
+					continue
+				}
 			}
 			all := true
 			for l := range ls {
@@ -163,12 +203,20 @@ func greedy(leaves []Node, conds []vec.Expr, est Estimator) (Node, error) {
 	}
 	for len(order) < len(leaves) {
 		best := -1
-		for k := range leaves {
-			if in[k] || !connected(k) {
-				continue
+		for pass = 0; pass < 3; pass++ {
+			for k := range leaves {
+				if in[k] || !connected(k) {
+					continue
+				}
+				// joined to its dimension side, a leaf keeps the share of
+				// rows its own filters keep: the most selective goes
+				// first (part with p_name LIKE before unfiltered supplier)
+				if best < 0 || pass == 0 && sel[k] < sel[best] || (pass != 0 || sel[k] == sel[best]) && sizes[k] < sizes[best] {
+					best = k
+				}
 			}
-			if best < 0 || sizes[k] < sizes[best] {
-				best = k
+			if best >= 0 {
+				break
 			}
 		}
 		if best < 0 {
@@ -285,6 +333,9 @@ func Optimize(n Node, est Estimator) (Node, error) {
 		if n, err = PushFilters(n); err != nil {
 			return nil, err
 		}
+		if n, err = PushSemiJoins(n, est); err != nil {
+			return nil, err
+		}
 	}
 	if n, err = PruneColumns(n); err != nil {
 		return nil, err
@@ -336,4 +387,24 @@ func PushLimit(n Node) Node {
 		rebuilt = path[i].WithChildren(rebuilt)
 	}
 	return l.WithChildren(rebuilt)
+}
+
+// rawSize is the estimated size of a leaf without its filters (a scan
+// below filters and projections, its pushed filters dropped); 0 when the
+// leaf is something else.
+func rawSize(n Node, est Estimator) float64 {
+	for {
+		switch x := n.(type) {
+		case *Filter:
+			n = x.Input
+		case *Project:
+			n = x.Input
+		case *Scan:
+			cp := *x
+			cp.Filters = nil
+			return est(&cp)
+		default:
+			return 0
+		}
+	}
 }

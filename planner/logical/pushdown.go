@@ -37,6 +37,7 @@ func side(e vec.Expr, nLeft int) int {
 }
 
 func withFilter(n Node, preds []vec.Expr) (Node, error) {
+	preds = dedupe(preds)
 	if len(preds) == 0 {
 		return n, nil
 	}
@@ -68,7 +69,7 @@ func push(n Node, preds []vec.Expr) (Node, error) {
 			return x, nil
 		}
 		cp := *x
-		cp.Filters = append(append([]vec.Expr{}, x.Filters...), preds...)
+		cp.Filters = dedupe(append(append([]vec.Expr{}, x.Filters...), preds...))
 		return &cp, nil
 	case *Project:
 		var down, keep []vec.Expr
@@ -208,6 +209,18 @@ func pushJoin(j *Join, preds []vec.Expr) (Node, error) {
 				on = append(on, p)
 			default:
 				on = append(on, p)
+				// an OR over both sides implies an OR over each side's part
+				// of its branches: filter each input with it as well
+				if d, err := orSide(p, nl, 1); err != nil {
+					return nil, err
+				} else if d != nil {
+					toL = append(toL, d)
+				}
+				if d, err := orSide(p, nl, 2); err != nil {
+					return nil, err
+				} else if d != nil {
+					toR = append(toR, vec.Shift(d, -nl))
+				}
 			}
 		}
 	case exec.LeftJoin:
@@ -366,4 +379,52 @@ func factorOr(e vec.Expr) ([]vec.Expr, error) {
 		return nil, err
 	}
 	return append(common, or), nil
+}
+
+// dedupe drops repeated conjuncts (same text), keeping the first: a
+// derived OR filter is derived again by every pushdown pass.
+func dedupe(preds []vec.Expr) []vec.Expr {
+	if len(preds) < 2 {
+		return preds
+	}
+	seen := make(map[string]bool, len(preds))
+	out := preds[:0:0]
+	for _, p := range preds {
+		k := p.String()
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, p)
+	}
+	return out
+}
+
+// orSide derives from a disjunction over both join inputs the disjunction
+// of each branch's conjuncts on input want (1 left, 2 right): (a1 AND b1)
+// OR (a2 AND b2) implies a1 OR a2. nil when some branch has no conjunct
+// on that side only (nothing is implied) or e is not an OR.
+func orSide(e vec.Expr, nl, want int) (vec.Expr, error) {
+	l, ok := e.(*vec.Logic)
+	if !ok || !l.IsOr || len(l.Args) < 2 {
+		return nil, nil
+	}
+	parts := make([]vec.Expr, 0, len(l.Args))
+	for _, br := range l.Args {
+		var mine []vec.Expr
+		for _, c := range conjuncts(br) {
+			if side(c, nl) == want && !hasUnpushable(c) {
+				mine = append(mine, c)
+			}
+		}
+		if len(mine) == 0 {
+			return nil, nil
+		}
+		a, err := andAll(mine)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, a)
+	}
+	return vec.NewOr(parts...)
 }

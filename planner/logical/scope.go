@@ -135,6 +135,13 @@ func (b *binder) column(ec *exprCtx, c *sqlparser.ColName) (vec.Expr, error) {
 		s = s.outer
 		depth++
 	}
+	// current_catalog, current_schema, current_user, ... without
+	// parentheses (SQL standard), when no column has that name.
+	if qual == "" {
+		if e, ok := b.sessionValue(strings.ToLower(name)); ok && sessionKeywords[strings.ToLower(name)] {
+			return e, nil
+		}
+	}
 	var names []string
 	for _, f := range ec.sc.fields {
 		if !f.Hidden && f.Name != "" {

@@ -67,8 +67,26 @@ func (p *parser) hint(e *emitter, at, hi int) (int, error) {
 	return j, nil
 }
 
-// parseCall parses `name(args)` after CALL; arguments are string literals,
-// positional or named (name => 'value').
+// isCallValue reports whether t is a literal CALL argument: a string, a
+// number, or TRUE/FALSE.
+func isCallValue(t token) bool {
+	return t.kind == tStr || t.kind == tNumber || t.kind == tIdent && (strings.EqualFold(t.text, "true") || strings.EqualFold(t.text, "false"))
+}
+
+// callValue is the text of a CALL argument: strings unquoted, numbers as
+// written, booleans in lower case.
+func callValue(t token) string {
+	switch t.kind {
+	case tStr:
+		return unquote(t)
+	case tIdent:
+		return strings.ToLower(t.text)
+	}
+	return t.text
+}
+
+// parseCall parses `name(args)` after CALL; arguments are literals (see
+// isCallValue), positional or named (name => value).
 func parseCall(toks []token) (*Call, error) {
 	var sig []token
 	for _, t := range toks {
@@ -101,8 +119,8 @@ func parseCall(toks []token) (*Call, error) {
 	for j := 0; j < len(args); j++ {
 		n++
 		if j+2 < len(args) && isName(args[j]) && isPunct(args[j+1], "=>") {
-			if args[j+2].kind != tStr {
-				return nil, paimon.Errorf(catalog.ErrUnsupported, "CALL %s: argument %s must be a string literal, got %s", c.Proc, nameOf(args[j]), args[j+2].text)
+			if !isCallValue(args[j+2]) {
+				return nil, paimon.Errorf(catalog.ErrUnsupported, "CALL %s: argument %s must be a string, number or boolean literal, got %s", c.Proc, nameOf(args[j]), args[j+2].text)
 			}
 			if c.Named == nil {
 				c.Named = map[string]string{}
@@ -111,16 +129,16 @@ func parseCall(toks []token) (*Call, error) {
 			if _, dup := c.Named[k]; dup {
 				return nil, paimon.Errorf(catalog.ErrInvalid, "CALL %s: argument %s given twice", c.Proc, k)
 			}
-			c.Named[k] = unquote(args[j+2])
+			c.Named[k] = callValue(args[j+2])
 			j += 2
 		} else {
-			if args[j].kind != tStr {
-				return nil, paimon.Errorf(catalog.ErrUnsupported, "CALL %s: argument %d must be a string literal, got %s", c.Proc, n, args[j].text)
+			if !isCallValue(args[j]) {
+				return nil, paimon.Errorf(catalog.ErrUnsupported, "CALL %s: argument %d must be a string, number or boolean literal, got %s", c.Proc, n, args[j].text)
 			}
 			if c.Named != nil {
 				return nil, paimon.Errorf(catalog.ErrInvalid, "CALL %s: positional argument %d after named arguments", c.Proc, n)
 			}
-			c.Args = append(c.Args, unquote(args[j]))
+			c.Args = append(c.Args, callValue(args[j]))
 		}
 		if j+1 < len(args) {
 			j++

@@ -77,6 +77,7 @@ func (p *parser) parseText(e *emitter) (sqlparser.Statement, error) {
 	n, _ := strconv.Atoi(m[2])
 	// sqlparser reports the offset just after the token it stopped at.
 	at := n - 1
+	eof := at >= len(strings.TrimRight(text, " \t\n;"))
 	if at >= len(text) {
 		at = len(text) - 1
 	}
@@ -98,6 +99,9 @@ func (p *parser) parseText(e *emitter) (sqlparser.Statement, error) {
 	}
 	what := m[1]
 	if what == "syntax error" {
+		if exp := expectation(p.src, src, eof); exp != "" {
+			return nil, errorAt(catalog.ErrInvalid, p.src, src, "syntax error (%s)", exp)
+		}
 		return nil, errorAt(catalog.ErrInvalid, p.src, src, "syntax error")
 	}
 	return nil, errorAt(catalog.ErrInvalid, p.src, src, "%s", what)

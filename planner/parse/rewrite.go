@@ -42,7 +42,7 @@ var renamedFuncs = map[string]string{
 	"left": "paimon_left", "right": "paimon_right",
 	"hour": "paimon_hour", "minute": "paimon_minute", "second": "paimon_second", "quarter": "paimon_quarter",
 	"char_length": "length", "character_length": "length", "timestamp": "paimon_totimestamp",
-	"dayofmonth": "paimon_day", "mod": "paimon_mod",
+	"dayofmonth": "paimon_day", "mod": "paimon_mod", "schema": "current_schema",
 }
 
 // reservedAsName lists words sqlparser reserves that we always read as

@@ -8,6 +8,9 @@
 //     hold their build state), never shared between executions.
 //   - Every logical column keeps its position: an operator's output schema
 //     has the same fields, in the same order, as its logical node's.
-//   - A scan's pushed predicate only prunes when the scan says it applies it
-//     exactly; otherwise the conjuncts are applied again by a Filter.
+//   - Every conjunct a scan does not answer catalog.PushdownExact for (and
+//     every conjunct that does not convert to a predicate) is applied again
+//     by a Filter above the scan, in its original order.
+//   - Scans are opened on carried splits (Planner.Splits) only for a request
+//     with the same ScanKey; any other scan is planned.
 package physical

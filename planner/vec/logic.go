@@ -175,6 +175,12 @@ func (l *Logic) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 		if undecided == 0 {
 			break
 		}
+		if idx&63 == 63 && c.Context != nil {
+			// A long chain is a long loop over the batch: stay cancellable.
+			if err := c.Context.Err(); err != nil {
+				return nil, err
+			}
+		}
 		var arr arrow.Array
 		var err error
 		subset := idx > 0 && undecided < n && (mayFail(e) || undecided*4 < n && n >= 256)

@@ -1,0 +1,188 @@
+package scan
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"sort"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileindex"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
+)
+
+// Global indexes (docs/design/file-index.md): index-manifest entries with a
+// _GLOBAL_INDEX row range [start, end] over row ids (row tracking) and the
+// field id they index. The bitmap global index files paimon-cpp writes are a
+// BitmapFileIndex v2 body over positions row id - start. Plan skips the data
+// files whose row-id range they prove has no matching row. Other global index
+// formats (Java's BGIX bitmap files, BTree) are not decoded and are ignored:
+// results stay exact, only less is skipped.
+
+// bgixMagic ends the footer of Java's BitmapGlobalIndexFormat files (not decoded).
+const bgixMagic = 0x42474958
+
+// globalIndex is one usable global index file.
+type globalIndex struct {
+	start, end int64 // row-id range, inclusive
+	data       []byte
+	name       string
+}
+
+// globalIndexes returns the usable bitmap global indexes of the snapshot by
+// field id (nil when the scan cannot use them).
+func (s *Scan) globalIndexes(ctx context.Context, entries []paimon.IndexManifestEntry) (map[int][]globalIndex, error) {
+	if !s.indexesAllowed() || s.info.pk {
+		return nil, nil
+	}
+	var out map[int][]globalIndex
+	for _, e := range entries {
+		gi := e.IndexFile.GlobalIndex
+		if e.Kind != paimon.FileKindAdd || gi == nil || e.IndexFile.IndexType != fileindex.TypeBitmap ||
+			len(gi.ExtraFieldIDs) > 0 || gi.RowRangeEnd < gi.RowRangeStart || gi.RowRangeEnd-gi.RowRangeStart >= 1<<31 {
+			continue
+		}
+		ok, err := s.fieldTypeStable(ctx, int(gi.IndexFieldID))
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		p, err := s.indexFilePath(e)
+		if err != nil {
+			return nil, err
+		}
+		data, err := s.table.FileIO().ReadFile(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("global index file %s: %w", p, err)
+		}
+		if len(data) >= 4 && binary.BigEndian.Uint32(data[len(data)-4:]) == bgixMagic {
+			continue // Java's dictionary-block format: not decoded
+		}
+		if out == nil {
+			out = map[int][]globalIndex{}
+		}
+		out[int(gi.IndexFieldID)] = append(out[int(gi.IndexFieldID)], globalIndex{start: gi.RowRangeStart, end: gi.RowRangeEnd, data: data, name: p})
+	}
+	return out, nil
+}
+
+// indexesAllowed: file and global indexes may be used at all.
+func (s *Scan) indexesAllowed() bool {
+	return s.opts.Filter != nil && !s.opts.NoPruning && !s.opts.NoFileIndex &&
+		s.schema.OptionBool("file-index.read.enabled", true)
+}
+
+// fieldTypeStable reports whether field id has the same type in every
+// schema of the table (a global index does not record the schema it was
+// built with, so a retyped column's index is not used).
+func (s *Scan) fieldTypeStable(ctx context.Context, id int) (bool, error) {
+	schemas, err := s.table.Schemas(ctx)
+	if err != nil {
+		return false, err
+	}
+	cur := s.schema.RowType()
+	ci := cur.FieldByID(id)
+	if ci < 0 {
+		return false, nil
+	}
+	for _, sc := range schemas {
+		rt := sc.RowType()
+		if i := rt.FieldByID(id); i >= 0 && !sameType(rt[i].Type, cur[ci].Type) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// shiftedReader answers with a global index over [start, end] for a data
+// file whose rows are row ids [first, first+rows): positions are moved from
+// the index's range to the file's.
+type shiftedReader struct {
+	inner       fileindex.Reader
+	first, rows int64
+	start       int64
+}
+
+func (r shiftedReader) Type() string { return "global-" + r.inner.Type() }
+
+func (r shiftedReader) Eval(l *predicate.Leaf) (fileindex.Result, error) {
+	res, err := r.inner.Eval(l)
+	if err != nil || res.IsRemain() || res.IsSkip() {
+		return res, err
+	}
+	bm := roaring.AddOffset64(res.Selection(), r.start-r.first)
+	bm.RemoveRange(uint64(r.rows), 1<<32)
+	return fileindex.Rows(bm), nil
+}
+
+// globalIndexSkips returns the data files (by name) whose row ranges the
+// global indexes prove hold no matching row. A file is skipped only together
+// with every file whose row range overlaps it (data-evolution files of the
+// same rows are skipped or kept as a group).
+func (s *Scan) globalIndexSkips(ctx context.Context, idx []paimon.IndexManifestEntry, entries []paimon.ManifestEntry) (map[string]bool, error) {
+	gis, err := s.globalIndexes(ctx, idx)
+	if err != nil || len(gis) == 0 {
+		return nil, err
+	}
+	type span struct {
+		lo, hi int64 // inclusive
+		name   string
+		skip   bool
+	}
+	var spans []span
+	for i := range entries {
+		f := &entries[i].File
+		if f.FirstRowID == nil {
+			return nil, nil // rows without ids: no global index applies
+		}
+		sp := span{lo: *f.FirstRowID, hi: *f.FirstRowID + f.RowCount - 1, name: f.FileName}
+		resolve := func(l *predicate.Leaf) ([]fileindex.Reader, error) {
+			cur := s.schema.RowType()
+			if ci := cur.FieldByID(l.FieldID); ci < 0 || !sameType(l.Type, cur[ci].Type) {
+				return nil, nil
+			}
+			var out []fileindex.Reader
+			for _, g := range gis[l.FieldID] {
+				if g.start > sp.lo || g.end < sp.hi {
+					continue // must cover the whole file
+				}
+				rd, err := fileindex.Open(fileindex.Entry{Column: l.Column, Type: fileindex.TypeBitmap, Body: g.data}, l.Type, g.end-g.start+1)
+				if err != nil {
+					return nil, fmt.Errorf("%w: global index file %s: %v", paimon.ErrCorrupt, g.name, err)
+				}
+				if rd != nil {
+					out = append(out, shiftedReader{inner: rd, first: sp.lo, rows: f.RowCount, start: g.start})
+				}
+			}
+			return out, nil
+		}
+		if f.RowCount > 0 {
+			res, err := fileindex.Evaluate(s.opts.Filter, resolve, nil)
+			if err != nil {
+				return nil, err
+			}
+			sp.skip = res.IsSkip()
+		}
+		spans = append(spans, sp)
+	}
+	sort.Slice(spans, func(a, b int) bool { return spans[a].lo < spans[b].lo })
+	out := map[string]bool{}
+	for i := 0; i < len(spans); {
+		j, hi, all := i, spans[i].hi, true
+		for ; j < len(spans) && spans[j].lo <= hi; j++ {
+			hi = max(hi, spans[j].hi)
+			all = all && spans[j].skip
+		}
+		if all {
+			for k := i; k < j; k++ {
+				out[spans[k].name] = true
+			}
+		}
+		i = j
+	}
+	return out, nil
+}

@@ -1,0 +1,192 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/xwb1989/sqlparser"
+
+	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/parse"
+)
+
+// Housekeeping procedures, with Paimon's argument names (positional
+// arguments follow the same order):
+//
+//	CALL sys.expire_snapshots(table => 'db.t', retain_max => 5, retain_min => 1,
+//	                          older_than => '2024-01-01 00:00:00', max_deletes => 10)
+//	CALL sys.remove_orphan_files(table => 'db.t', older_than => '2024-01-01 00:00:00', dry_run => true)
+//
+// The update count is the number of snapshots expired, or of orphan files
+// removed (found, for a dry run).
+
+type procKind int
+
+const (
+	procExpire procKind = iota + 1
+	procOrphans
+)
+
+// procCall is a planned housekeeping procedure.
+type procCall struct {
+	kind      procKind
+	expire    catalog.ExpireRequest
+	olderThan time.Time // remove_orphan_files (zero: Paimon's default, a day ago)
+	dryRun    bool
+}
+
+var procParams = map[string][]string{
+	"sys.expire_snapshots":    {"table", "retain_max", "retain_min", "older_than", "max_deletes"},
+	"sys.remove_orphan_files": {"table", "older_than", "dry_run"},
+}
+
+// prepareHousekeeping plans expire_snapshots and remove_orphan_files; ok
+// is false for other procedures.
+func (e *Engine) prepareHousekeeping(ctx context.Context, c *parse.Call, sess Session) (st *Statement, ok bool, err error) {
+	proc := c.Proc
+	if !strings.HasPrefix(proc, "sys.") {
+		proc = "sys." + proc
+	}
+	params, ok := procParams[proc]
+	if !ok {
+		return nil, false, nil
+	}
+	args, err := procArgs(proc, params, c)
+	if err != nil {
+		return nil, true, err
+	}
+	tableArg := args["table"]
+	if tableArg == "" {
+		return nil, true, invalidf("%s: argument table ('db.table') is required", proc)
+	}
+	if strings.HasSuffix(tableArg, ".*") || tableArg == "*" {
+		return nil, true, unsupportedf("%s on %q (name one table: 'db.table')", proc, tableArg)
+	}
+	var tn sqlparser.TableName
+	db, tab, dotted := strings.Cut(tableArg, ".")
+	if !dotted {
+		tab, db = db, ""
+	}
+	tn.Name = sqlparser.NewTableIdent(tab)
+	tn.Qualifier = sqlparser.NewTableIdent(db)
+	t, name, err := e.resolveTable(ctx, tn, sess)
+	if err != nil {
+		return nil, true, err
+	}
+	pc := &procCall{}
+	switch proc {
+	case "sys.expire_snapshots":
+		if _, ok := t.(catalog.SnapshotExpirer); !ok {
+			return nil, true, unsupportedf("%s on table %s (it has no snapshots to expire)", proc, name)
+		}
+		pc.kind = procExpire
+		if pc.expire.RetainMax, err = procInt(proc, args, "retain_max"); err != nil {
+			return nil, true, err
+		}
+		if pc.expire.RetainMin, err = procInt(proc, args, "retain_min"); err != nil {
+			return nil, true, err
+		}
+		if pc.expire.MaxDeletes, err = procInt(proc, args, "max_deletes"); err != nil {
+			return nil, true, err
+		}
+		if pc.expire.RetainMin > 0 && pc.expire.RetainMax > 0 && pc.expire.RetainMin > pc.expire.RetainMax {
+			return nil, true, invalidf("%s: retain_min %d is greater than retain_max %d", proc, pc.expire.RetainMin, pc.expire.RetainMax)
+		}
+		if pc.expire.OlderThan, err = procTime(proc, args, "older_than"); err != nil {
+			return nil, true, err
+		}
+	case "sys.remove_orphan_files":
+		if _, ok := t.(catalog.OrphanRemover); !ok {
+			return nil, true, unsupportedf("%s on table %s (it has no files of its own)", proc, name)
+		}
+		pc.kind = procOrphans
+		if pc.olderThan, err = procTime(proc, args, "older_than"); err != nil {
+			return nil, true, err
+		}
+		if !pc.olderThan.IsZero() && !pc.olderThan.Before(time.Now()) {
+			return nil, true, invalidf("%s: older_than %q must be in the past: files of a commit in progress are not yet referenced by any snapshot", proc, args["older_than"])
+		}
+		switch v := args["dry_run"]; v {
+		case "", "false":
+		case "true":
+			pc.dryRun = true
+		default:
+			return nil, true, invalidf("%s: dry_run must be true or false, got %q", proc, v)
+		}
+	}
+	return &Statement{e: e, kind: kindHousekeeping, table: t, tableName: name, proc: pc}, true, nil
+}
+
+// procArgs maps positional and named arguments to parameter names.
+func procArgs(proc string, params []string, c *parse.Call) (map[string]string, error) {
+	if len(c.Args) > len(params) {
+		return nil, invalidf("%s takes at most %d arguments (%s), got %d", proc, len(params), strings.Join(params, ", "), len(c.Args))
+	}
+	out := map[string]string{}
+	for i, a := range c.Args {
+		out[params[i]] = a
+	}
+	for k, v := range c.Named {
+		known := false
+		for _, p := range params {
+			known = known || p == k
+		}
+		if !known {
+			return nil, invalidf("%s has no argument %s (arguments: %s)", proc, k, strings.Join(params, ", "))
+		}
+		if _, dup := out[k]; dup {
+			return nil, invalidf("%s: argument %s given twice", proc, k)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+func procInt(proc string, args map[string]string, name string) (int, error) {
+	v, ok := args[name]
+	if !ok || v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, invalidf("%s: %s must be a positive integer, got %q", proc, name, v)
+	}
+	return n, nil
+}
+
+// procTime parses a timestamp argument in the server's time zone, as
+// Paimon's DateTimeUtils.parseTimestampData does.
+func procTime(proc string, args map[string]string, name string) (time.Time, error) {
+	v := strings.TrimSpace(args[name])
+	if v == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999", "2006-01-02 15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, v, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, invalidf("%s: %s must be a timestamp 'yyyy-MM-dd HH:mm:ss[.SSS]', got %q", proc, name, v)
+}
+
+// runHousekeeping executes a planned procedure.
+func (s *Statement) runHousekeeping(ctx context.Context) (int64, error) {
+	switch s.proc.kind {
+	case procExpire:
+		n, err := s.table.(catalog.SnapshotExpirer).ExpireSnapshots(ctx, s.proc.expire)
+		if err != nil {
+			return 0, fmt.Errorf("sys.expire_snapshots(%s): %w", s.tableName, err)
+		}
+		return int64(n), nil
+	case procOrphans:
+		n, _, err := s.table.(catalog.OrphanRemover).RemoveOrphanFiles(ctx, s.proc.olderThan, s.proc.dryRun)
+		if err != nil {
+			return 0, fmt.Errorf("sys.remove_orphan_files(%s): %w", s.tableName, err)
+		}
+		return int64(n), nil
+	}
+	return 0, invalidf("unknown procedure")
+}
