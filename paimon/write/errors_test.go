@@ -112,10 +112,10 @@ func TestBadInputErrors(t *testing.T) {
 		t.Fatalf("converted write: %v", got)
 	}
 	// Decode of corrupt metadata names the file.
-	if _, err := decodeOCF[manifestEntry]([]byte("not avro")); err == nil {
+	if _, err := decodeOCF[paimon.ManifestEntry]([]byte("not avro")); err == nil {
 		t.Error("corrupt manifest decoded")
 	}
-	if _, err := decodeDVIndex("index-x", []byte{1, 0, 0}, []*dvRange{{DataFile: "f", Offset: 1, Length: 10}}); !errors.Is(err, paimon.ErrCorrupt) || !strings.Contains(err.Error(), "index-x") {
+	if _, err := decodeDVIndex("index-x", []byte{1, 0, 0}, []paimon.DeletionVectorMeta{{DataFileName: "f", Offset: 1, Length: 10}}); !errors.Is(err, paimon.ErrCorrupt) || !strings.Contains(err.Error(), "index-x") {
 		t.Errorf("corrupt DV index: %v", err)
 	}
 }

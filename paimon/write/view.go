@@ -18,7 +18,7 @@ import (
 // visibleRow is one row of a table's current state: the record (table
 // columns), row index, and the data file and position it came from.
 type visibleRow struct {
-	entry *manifestEntry
+	entry *paimon.ManifestEntry
 	rec   arrow.RecordBatch
 	row   int
 	pos   int64
@@ -81,7 +81,7 @@ func (t *Table) visibleRows(ctx context.Context, mem memory.Allocator, s *paimon
 	readFields := append([]types.DataField{format.SequenceNumberField(), format.ValueKindField()}, t.fields...)
 	for _, k := range order {
 		type ref struct {
-			e    *manifestEntry
+			e    *paimon.ManifestEntry
 			rec  int
 			row  int
 			pos  int64

@@ -271,7 +271,7 @@ func (w *Writer) add(ctx context.Context, k string, part []byte, bucket int, rec
 	fw := w.app[k]
 	if fw == nil {
 		var err error
-		fw, err = w.t.newDataFileWriter(w.mem, w.names, part, bucket, 0, sourceAppend, w.nextSeq(k))
+		fw, err = w.t.newDataFileWriter(w.mem, w.names, part, bucket, 0, paimon.FileSourceAppend, w.nextSeq(k))
 		if err != nil {
 			return err
 		}
@@ -397,7 +397,7 @@ func (w *Writer) Commit(ctx context.Context) (int64, error) {
 	}
 	w.done = true
 	defer w.release()
-	var entries []manifestEntry
+	var entries []paimon.ManifestEntry
 	var files []string
 	fail := func(err error) (int64, error) {
 		for _, fw := range w.app {
@@ -410,13 +410,13 @@ func (w *Writer) Commit(ctx context.Context) (int64, error) {
 	}
 	// Flush buckets in parallel (sorting and encoding are per bucket).
 	writers := make([]*dataFileWriter, len(w.order))
-	results := make([][]dataFileMeta, len(w.order))
+	results := make([][]paimon.DataFileMeta, len(w.order))
 	err := parallel(ctx, len(w.order), func(i int) error {
 		k := w.order[i]
 		fw := w.app[k]
 		if b := w.pk[k]; b != nil {
 			var err error
-			if fw, err = w.t.newDataFileWriter(w.mem, w.names, b.partition, b.bucket, 0, sourceAppend, 0); err != nil {
+			if fw, err = w.t.newDataFileWriter(w.mem, w.names, b.partition, b.bucket, 0, paimon.FileSourceAppend, 0); err != nil {
 				return err
 			}
 			writers[i] = fw
@@ -444,7 +444,7 @@ func (w *Writer) Commit(ctx context.Context) (int64, error) {
 	}
 	for i, fw := range writers {
 		for _, m := range results[i] {
-			entries = append(entries, manifestEntry{Version: 2, Kind: kindAdd, Partition: fw.partition,
+			entries = append(entries, paimon.ManifestEntry{Kind: paimon.FileKindAdd, Partition: fw.partition,
 				Bucket: int32(fw.bucket), TotalBuckets: int32(w.t.bucket), File: m})
 		}
 	}
