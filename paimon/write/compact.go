@@ -206,7 +206,6 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 	var rd kvRead
 	defer rd.release()
 	var refs []rowRef
-	var kinds []int8
 	for _, f := range inputs {
 		var dv *roaring.Bitmap
 		if dvMode {
@@ -218,13 +217,11 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 			rd.recs = append(rd.recs, rec)
 			rd.level = append(rd.level, f.File.Level)
 			seq := rec.Column(0).(*array.Int64)
-			kind := rec.Column(1).(*array.Int8)
 			for i := 0; i < int(rec.NumRows()); i++ {
 				if dv != nil && dv.Contains(uint32(first+int64(i))) {
 					continue
 				}
 				refs = append(refs, rowRef{rec: ri, row: int32(i), seq: seq.Value(i)})
-				kinds = append(kinds, kind.Value(i))
 			}
 			return nil
 		})
@@ -245,13 +242,20 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 	for i := range perm {
 		perm[i] = i
 	}
+	rule := &t.merge
 	sort.Slice(perm, func(i, j int) bool {
 		a, b := refs[perm[i]], refs[perm[j]]
 		if d := cmpKey(a, b); d != 0 {
 			return d < 0
 		}
+		if !rule.simple() {
+			return rule.cmpOrder(rd.recs[a.rec], a, rd.recs[b.rec], b, off) < 0
+		}
 		return a.seq < b.seq
 	})
+	recOf := func(r rowRef) arrow.RecordBatch { return rd.recs[r.rec] }
+	kindOf := func(r rowRef) int8 { return rd.recs[r.rec].Column(1).(*array.Int8).Value(int(r.row)) }
+	var group []rowRef
 	// Deletion vectors of the bucket after this compaction.
 	newDVs := map[string]*roaring.Bitmap{}
 	changed := false
@@ -283,8 +287,7 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 	for i, ki := range t.pkIdx {
 		keyTypes[i] = t.fields[ki].Type
 	}
-	var out []rowRef
-	var outKinds []int8
+	var out []mergedRow
 	keyVals := make([]any, len(t.pkIdx))
 	for i := 0; i < len(perm); {
 		j := i + 1
@@ -325,9 +328,18 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 				changed = true
 			}
 		}
-		if k := kinds[win]; k != 1 && k != 3 {
-			out = append(out, refs[win])
-			outKinds = append(outKinds, k)
+		group = group[:0]
+		for _, p := range perm[i:j] {
+			group = append(group, refs[p])
+		}
+		// The output is the top level or a deletion-vector level: a
+		// winning retraction is dropped.
+		m, ok, err := rule.merge(group, kindOf, recOf, off, len(t.fields), true)
+		if err != nil {
+			return fmt.Errorf("table %s: compact bucket %d: %w", t.root, files[0].Bucket, err)
+		}
+		if ok {
+			out = append(out, m)
 		}
 		i = j
 	}
@@ -337,13 +349,7 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 	if err != nil {
 		return err
 	}
-	kindOf := map[rowRef]int8{}
-	for i, r := range out {
-		kindOf[r] = outKinds[i]
-	}
-	err = writeKV(ctx, mem, t, fw, out, off, func(r rowRef) (arrow.RecordBatch, int, int8) {
-		return rd.recs[r.rec], int(r.row), kindOf[r]
-	})
+	err = writeMerged(ctx, mem, t, fw, out, off, recOf)
 	var metas []paimon.DataFileMeta
 	if err == nil {
 		metas, err = fw.finish(ctx)

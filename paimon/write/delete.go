@@ -72,6 +72,11 @@ func matchMask(mem memory.Allocator, pred predicate.Predicate, rec arrow.RecordB
 }
 
 func (t *Table) deletePK(ctx context.Context, mem memory.Allocator, latest *paimon.Snapshot, pred predicate.Predicate) (int64, error) {
+	if e := t.merge.engine; e != engineDeduplicate {
+		// These engines reject DELETE records, or ignore them (ignore-delete):
+		// a DELETE would fail or silently remove nothing.
+		return 0, fmt.Errorf("%w: table %s: DELETE on a merge-engine %s table is not supported (the engine does not accept DELETE records)", paimon.ErrUnsupported, t.root, e)
+	}
 	masks := map[arrow.RecordBatch]*array.Boolean{}
 	defer func() {
 		for _, m := range masks {

@@ -60,6 +60,7 @@ type Table struct {
 	opts       tableOptions
 	commitUser string
 	partOpts   partition.Options
+	merge      mergeRule // primary-key tables: the merge function applied on write
 	// beforeCommit, when set (tests), runs after a compaction is computed
 	// and before it is committed.
 	beforeCommit func()
@@ -298,11 +299,8 @@ func newTable(io fileio.FileIO, root, branch string, meta *paimon.Table, s *paim
 		return nil, fmt.Errorf("%w: table %s: manifest.format %q (the writer writes avro only)", paimon.ErrUnsupported, root, mf)
 	}
 	if len(s.PrimaryKeys) > 0 {
-		if me := s.MergeEngine(); me != "deduplicate" {
-			return nil, fmt.Errorf("%w: table %s: merge-engine %q (the writer supports deduplicate)", paimon.ErrUnsupported, root, me)
-		}
-		if len(s.SequenceFields()) > 0 {
-			return nil, fmt.Errorf("%w: table %s: sequence.field is not supported by the writer", paimon.ErrUnsupported, root)
+		if t.merge, err = t.parseMergeRule(s); err != nil {
+			return nil, err
 		}
 	}
 	t.commitUser = newNameFactory().uuid

@@ -41,6 +41,7 @@ type Writer struct {
 	order  []string
 	done   bool
 	// AutoCompact makes Commit of a primary-key table with deletion vectors
+	// or the first-row merge engine
 	// also run the lookup compaction (a second, COMPACT snapshot), as Java
 	// writers do by default so the data becomes visible to batch reads.
 	AutoCompact bool
@@ -307,50 +308,39 @@ func (w *Writer) flushPK(ctx context.Context, b *pkBucket, fw *dataFileWriter) e
 		}
 		return 0
 	}
-	sort.SliceStable(refs, func(i, j int) bool { return cmp(refs[i], refs[j]) < 0 })
-	out := refs[:0]
-	for i := range refs {
-		if i+1 < len(refs) && cmp(refs[i], refs[i+1]) == 0 {
-			continue // a later record of the same key wins
-		}
-		out = append(out, refs[i])
+	rule := &w.t.merge
+	if rule.simple() {
+		sort.SliceStable(refs, func(i, j int) bool { return cmp(refs[i], refs[j]) < 0 })
+	} else {
+		sort.Slice(refs, func(i, j int) bool {
+			if d := cmp(refs[i], refs[j]); d != 0 {
+				return d < 0
+			}
+			return rule.cmpOrder(b.recs[refs[i].rec], refs[i], b.recs[refs[j].rec], refs[j], 0) < 0
+		})
 	}
 	src := make([]arrow.RecordBatch, len(b.recs))
 	copy(src, b.recs)
-	return writeKV(ctx, w.mem, w.t, fw, out, 0, func(r rowRef) (arrow.RecordBatch, int, int8) {
-		return src[r.rec], int(r.row), b.kinds[r.rec][r.row]
-	})
-}
-
-// writeKV builds physical primary-key records from value rows (in output
-// order) and writes them in chunks.
-// Value columns of the records get returns start at column off.
-func writeKV(ctx context.Context, mem memory.Allocator, t *Table, fw *dataFileWriter, refs []rowRef, off int, get func(rowRef) (arrow.RecordBatch, int, int8)) error {
-	const chunk = 64 * 1024
-	for start := 0; start < len(refs); start += chunk {
-		end := min(start+chunk, len(refs))
-		bld := array.NewRecordBuilder(mem, fw.sc)
-		k := len(t.pkIdx)
-		for _, r := range refs[start:end] {
-			rec, row, kind := get(r)
-			for i, ki := range t.pkIdx {
-				arrowrow.AppendFrom(bld.Field(i), rec.Column(off+ki), row)
-			}
-			bld.Field(k).(*array.Int64Builder).Append(r.seq)
-			bld.Field(k + 1).(*array.Int8Builder).Append(kind)
-			for c := 0; c < len(t.fields); c++ {
-				arrowrow.AppendFrom(bld.Field(k+2+c), rec.Column(off+c), row)
-			}
+	recOf := func(r rowRef) arrow.RecordBatch { return src[r.rec] }
+	kindOf := func(r rowRef) int8 { return b.kinds[r.rec][r.row] }
+	// One record per key: the table's merge function folds the others
+	// (deduplicate: the last record wins, retractions kept for older levels).
+	var out []mergedRow
+	for i := 0; i < len(refs); {
+		j := i + 1
+		for j < len(refs) && cmp(refs[i], refs[j]) == 0 {
+			j++
 		}
-		out := bld.NewRecordBatch()
-		bld.Release()
-		err := fw.write(ctx, out)
-		out.Release()
+		m, ok, err := rule.merge(refs[i:j], kindOf, recOf, 0, len(w.t.fields), false)
 		if err != nil {
-			return err
+			return fmt.Errorf("table %s: %w", w.t.root, err)
 		}
+		if ok {
+			out = append(out, m)
+		}
+		i = j
 	}
-	return nil
+	return writeMerged(ctx, w.mem, w.t, fw, out, 0, recOf)
 }
 
 func parseKinds(col arrow.Array) ([]int8, error) {
@@ -455,7 +445,9 @@ func (w *Writer) Commit(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if w.t.IsPrimaryKey() && w.t.DeletionVectors() && w.AutoCompact {
+	// First-row tables are read without their level-0 files (Java keeps
+	// them compacted by lookup): compact what this commit added.
+	if w.t.IsPrimaryKey() && (w.t.DeletionVectors() || w.t.merge.engine == engineFirstRow) && w.AutoCompact {
 		// A concurrent compaction of the same bucket makes ours conflict;
 		// recompute from the new latest snapshot a few times.
 		var cid int64
@@ -466,7 +458,7 @@ func (w *Writer) Commit(ctx context.Context) (int64, error) {
 			}
 		}
 		if err != nil {
-			return id, fmt.Errorf("table %s: data committed as snapshot %d but the deletion-vector compaction failed: %w", w.t.root, id, err)
+			return id, fmt.Errorf("table %s: data committed as snapshot %d but the compaction that makes it visible failed: %w", w.t.root, id, err)
 		}
 		if cid > 0 {
 			id = cid

@@ -1,0 +1,214 @@
+package write
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/arrowrow"
+)
+
+// Merge engines the writer applies (merge-engine option).
+const (
+	engineDeduplicate   = "deduplicate"
+	engineFirstRow      = "first-row"
+	enginePartialUpdate = "partial-update"
+)
+
+// mergeRule is a primary-key table's merge function as the writer applies
+// it when it folds the records of one key: in the write buffer (level-0
+// files hold one record per key) and in compaction. It reproduces Java's
+// MergeFunctions with the ordering of its SortBufferWriteBuffer /
+// SortMergeReader: records of a key are ordered by the sequence.field
+// columns (nulls first; reversed for sequence.field.sort-order=descending),
+// ties by sequence number.
+type mergeRule struct {
+	engine       string
+	seqCols      []int // table field indexes of sequence.field, in order
+	seqDesc      bool
+	ignoreDelete bool // ignore-delete / <engine>.ignore-delete (first-row, partial-update)
+}
+
+// parseMergeRule reads the merge options of a primary-key table and refuses
+// what the writer cannot apply as Java would, naming the feature.
+func (t *Table) parseMergeRule(s *paimon.TableSchema) (mergeRule, error) {
+	r := mergeRule{engine: strings.ToLower(s.MergeEngine())}
+	if r.engine == "" {
+		r.engine = engineDeduplicate
+	}
+	for _, n := range s.SequenceFields() {
+		i := t.fields.FieldIndex(n)
+		if i < 0 {
+			return r, invalidf("table %s: sequence.field %q is not a column", t.root, n)
+		}
+		if t.fields[i].Type.IsNested() {
+			return r, fmt.Errorf("%w: table %s: sequence.field %q has nested type %s", paimon.ErrUnsupported, t.root, n, t.fields[i].Type)
+		}
+		r.seqCols = append(r.seqCols, i)
+	}
+	switch o := strings.ToLower(s.Option("sequence.field.sort-order", "ascending")); o {
+	case "ascending":
+	case "descending":
+		r.seqDesc = true
+	default:
+		return r, invalidf("table %s: sequence.field.sort-order %q (ascending or descending)", t.root, o)
+	}
+	r.ignoreDelete = s.IgnoreDelete() || s.OptionBool(r.engine+".ignore-delete", false)
+	dv := s.DeletionVectorsEnabled()
+	switch r.engine {
+	case engineDeduplicate:
+		// Deletion-vector compaction marks the older row of a key deleted
+		// when a level-0 record arrives; with sequence.field the older row
+		// may be the winner.
+		if dv && len(r.seqCols) > 0 {
+			return r, fmt.Errorf("%w: table %s: sequence.field with deletion vectors is not supported by the writer", paimon.ErrUnsupported, t.root)
+		}
+	case engineFirstRow, enginePartialUpdate:
+		// Deletion-vector compaction assumes the newest record of a key
+		// replaces the older ones; these engines keep or merge the older one.
+		if dv {
+			return r, fmt.Errorf("%w: table %s: merge-engine %s with deletion vectors is not supported by the writer", paimon.ErrUnsupported, t.root, r.engine)
+		}
+		if r.engine == enginePartialUpdate {
+			if s.OptionBool("partial-update.remove-record-on-delete", false) {
+				return r, fmt.Errorf("%w: table %s: partial-update.remove-record-on-delete is not supported by the writer", paimon.ErrUnsupported, t.root)
+			}
+			for k := range s.Options {
+				if strings.HasSuffix(k, ".sequence-group") || (strings.HasPrefix(k, "fields.") && strings.HasSuffix(k, ".aggregate-function")) || k == "fields.default-aggregate-function" {
+					return r, fmt.Errorf("%w: table %s: partial-update option %q (sequence groups / per-field aggregation) is not supported by the writer", paimon.ErrUnsupported, t.root, k)
+				}
+			}
+		}
+	case "aggregation":
+		return r, fmt.Errorf("%w: table %s: merge-engine aggregation is not supported by the writer (its per-field aggregate functions are applied by readers only)", paimon.ErrUnsupported, t.root)
+	default:
+		return r, fmt.Errorf("%w: table %s: merge-engine %q is not supported by the writer", paimon.ErrUnsupported, t.root, r.engine)
+	}
+	return r, nil
+}
+
+// simple reports whether the rule is plain deduplicate by sequence number.
+func (r *mergeRule) simple() bool { return r.engine == engineDeduplicate && len(r.seqCols) == 0 }
+
+// cmpOrder orders two records of one key (value columns at off of their
+// batches): sequence.field values, then sequence number.
+func (r *mergeRule) cmpOrder(ra arrow.RecordBatch, a rowRef, rb arrow.RecordBatch, b rowRef, off int) int {
+	for _, c := range r.seqCols {
+		d := arrowrow.Compare(ra.Column(off+c), int(a.row), rb.Column(off+c), int(b.row))
+		if r.seqDesc {
+			d = -d
+		}
+		if d != 0 {
+			return d
+		}
+	}
+	switch {
+	case a.seq < b.seq:
+		return -1
+	case a.seq > b.seq:
+		return 1
+	}
+	return 0
+}
+
+// mergedRow is the result of folding one key's records.
+type mergedRow struct {
+	ref  rowRef // gives key and sequence number (and the values when cols is nil)
+	kind int8
+	// cols, for partial-update, holds per table column the record whose
+	// value is taken; valid[c] false = NULL.
+	cols  []rowRef
+	valid []bool
+}
+
+func isRetract(k int8) bool { return k == 1 || k == 3 }
+
+// merge folds the records of one key, given in cmpOrder. It returns false
+// when no record remains. dropRetract drops a winning retraction (output at
+// the top level); otherwise a deduplicate retraction is kept.
+func (r *mergeRule) merge(group []rowRef, kindOf func(rowRef) int8, recOf func(rowRef) arrow.RecordBatch, off, nFields int, dropRetract bool) (mergedRow, bool, error) {
+	switch r.engine {
+	case engineFirstRow:
+		for _, g := range group {
+			k := kindOf(g)
+			if isRetract(k) {
+				if r.ignoreDelete {
+					continue
+				}
+				return mergedRow{}, false, fmt.Errorf("%w: first-row merge engine cannot accept DELETE/UPDATE_BEFORE records (set 'ignore-delete' = 'true' to skip them)", ErrInvalid)
+			}
+			return mergedRow{ref: g, kind: k}, true, nil
+		}
+		return mergedRow{}, false, nil
+	case enginePartialUpdate:
+		m := mergedRow{kind: 0, cols: make([]rowRef, nFields), valid: make([]bool, nFields)}
+		seen := false
+		for _, g := range group {
+			if isRetract(kindOf(g)) {
+				if r.ignoreDelete {
+					continue
+				}
+				return mergedRow{}, false, fmt.Errorf("%w: partial-update merge engine cannot accept DELETE/UPDATE_BEFORE records by default (set 'ignore-delete' = 'true' to skip them)", ErrInvalid)
+			}
+			seen = true
+			m.ref = g
+			rec := recOf(g)
+			for c := 0; c < nFields; c++ {
+				if !rec.Column(off + c).IsNull(int(g.row)) {
+					m.cols[c], m.valid[c] = g, true
+				}
+			}
+		}
+		return m, seen, nil
+	}
+	last := group[len(group)-1]
+	k := kindOf(last)
+	if dropRetract && isRetract(k) {
+		return mergedRow{}, false, nil
+	}
+	return mergedRow{ref: last, kind: k}, true, nil
+}
+
+// writeMerged builds physical primary-key records (key, _SEQUENCE_NUMBER,
+// _VALUE_KIND, values) from merged rows, in output order, and writes them
+// in chunks. Value columns of recOf's batches start at column off.
+func writeMerged(ctx context.Context, mem memory.Allocator, t *Table, fw *dataFileWriter, rows []mergedRow, off int, recOf func(rowRef) arrow.RecordBatch) error {
+	const chunk = 64 * 1024
+	k := len(t.pkIdx)
+	for start := 0; start < len(rows); start += chunk {
+		end := min(start+chunk, len(rows))
+		bld := array.NewRecordBuilder(mem, fw.sc)
+		for _, m := range rows[start:end] {
+			rec, row := recOf(m.ref), int(m.ref.row)
+			for i, ki := range t.pkIdx {
+				arrowrow.AppendFrom(bld.Field(i), rec.Column(off+ki), row)
+			}
+			bld.Field(k).(*array.Int64Builder).Append(m.ref.seq)
+			bld.Field(k + 1).(*array.Int8Builder).Append(m.kind)
+			for c := 0; c < len(t.fields); c++ {
+				switch {
+				case m.cols == nil:
+					arrowrow.AppendFrom(bld.Field(k+2+c), rec.Column(off+c), row)
+				case !m.valid[c]:
+					bld.Field(k + 2 + c).AppendNull()
+				default:
+					src := m.cols[c]
+					arrowrow.AppendFrom(bld.Field(k+2+c), recOf(src).Column(off+c), int(src.row))
+				}
+			}
+		}
+		out := bld.NewRecordBatch()
+		bld.Release()
+		err := fw.write(ctx, out)
+		out.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
