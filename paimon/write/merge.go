@@ -18,6 +18,20 @@ const (
 	engineDeduplicate   = "deduplicate"
 	engineFirstRow      = "first-row"
 	enginePartialUpdate = "partial-update"
+	engineAggregation   = "aggregation"
+)
+
+// Aggregate functions of the aggregation engine the writer applies: those
+// that pick one input value per field (so the merged row is assembled from
+// input cells, as for partial-update).
+const (
+	aggPrimaryKey        = "primary-key"
+	aggLastValue         = "last_value"
+	aggLastNonNullValue  = "last_non_null_value"
+	aggFirstValue        = "first_value"
+	aggFirstNonNullValue = "first_non_null_value"
+	aggMin               = "min"
+	aggMax               = "max"
 )
 
 // mergeRule is a primary-key table's merge function as the writer applies
@@ -31,7 +45,8 @@ type mergeRule struct {
 	engine       string
 	seqCols      []int // table field indexes of sequence.field, in order
 	seqDesc      bool
-	ignoreDelete bool // ignore-delete / <engine>.ignore-delete (first-row, partial-update)
+	ignoreDelete bool     // ignore-delete / <engine>.ignore-delete (first-row, partial-update, aggregation)
+	aggs         []string // aggregation: per table field its aggregate function
 }
 
 // parseMergeRule reads the merge options of a primary-key table and refuses
@@ -84,8 +99,41 @@ func (t *Table) parseMergeRule(s *paimon.TableSchema) (mergeRule, error) {
 				}
 			}
 		}
-	case "aggregation":
-		return r, fmt.Errorf("%w: table %s: merge-engine aggregation is not supported by the writer (its per-field aggregate functions are applied by readers only)", paimon.ErrUnsupported, t.root)
+	case engineAggregation:
+		if dv {
+			return r, fmt.Errorf("%w: table %s: merge-engine aggregation with deletion vectors is not supported by the writer", paimon.ErrUnsupported, t.root)
+		}
+		if s.OptionBool("aggregation.remove-record-on-delete", false) {
+			return r, fmt.Errorf("%w: table %s: aggregation.remove-record-on-delete is not supported by the writer", paimon.ErrUnsupported, t.root)
+		}
+		for k := range s.Options {
+			if strings.HasSuffix(k, ".sequence-group") {
+				return r, fmt.Errorf("%w: table %s: aggregation option %q (sequence groups) is not supported by the writer", paimon.ErrUnsupported, t.root, k)
+			}
+		}
+		pk := map[string]bool{}
+		for _, n := range s.PrimaryKeys {
+			pk[n] = true
+		}
+		def := s.Option("fields.default-aggregate-function", aggLastNonNullValue)
+		for _, f := range t.fields {
+			fn := aggPrimaryKey
+			if !pk[f.Name] {
+				fn = strings.ToLower(strings.TrimSpace(s.Option("fields."+f.Name+".aggregate-function", def)))
+			}
+			switch fn {
+			case "first_not_null_value": // legacy name
+				fn = aggFirstNonNullValue
+			case aggPrimaryKey, aggLastValue, aggLastNonNullValue, aggFirstValue, aggFirstNonNullValue:
+			case aggMin, aggMax:
+				if f.Type.IsNested() {
+					return r, fmt.Errorf("%w: table %s: aggregate function %s on nested column %s is not supported by the writer", paimon.ErrUnsupported, t.root, fn, f.Name)
+				}
+			default:
+				return r, fmt.Errorf("%w: table %s: aggregate function %q of column %s is not supported by the writer (it applies primary-key, last_value, last_non_null_value, first_value, first_non_null_value, min, max)", paimon.ErrUnsupported, t.root, fn, f.Name)
+			}
+			r.aggs = append(r.aggs, fn)
+		}
 	default:
 		return r, fmt.Errorf("%w: table %s: merge-engine %q is not supported by the writer", paimon.ErrUnsupported, t.root, r.engine)
 	}
@@ -165,6 +213,8 @@ func (r *mergeRule) merge(group []rowRef, kindOf func(rowRef) int8, recOf func(r
 			}
 		}
 		return m, seen, nil
+	case engineAggregation:
+		return r.aggregate(group, kindOf, recOf, off, nFields)
 	}
 	last := group[len(group)-1]
 	k := kindOf(last)
@@ -172,6 +222,60 @@ func (r *mergeRule) merge(group []rowRef, kindOf func(rowRef) int8, recOf func(r
 		return mergedRow{}, false, nil
 	}
 	return mergedRow{ref: last, kind: k}, true, nil
+}
+
+// aggregate folds one key's records with the per-field aggregate functions
+// (Java's AggregateMergeFunction: the result has the latest record's key and
+// sequence number, kind +I). Each field's result is one input value.
+func (r *mergeRule) aggregate(group []rowRef, kindOf func(rowRef) int8, recOf func(rowRef) arrow.RecordBatch, off, nFields int) (mergedRow, bool, error) {
+	m := mergedRow{cols: make([]rowRef, nFields), valid: make([]bool, nFields)}
+	initialized := make([]bool, nFields) // first_value: a record was seen
+	seen := false
+	for _, g := range group {
+		if isRetract(kindOf(g)) {
+			if r.ignoreDelete {
+				continue
+			}
+			return mergedRow{}, false, fmt.Errorf("%w: aggregation merge engine on write cannot accept DELETE/UPDATE_BEFORE records (set 'ignore-delete' = 'true' to skip them)", ErrInvalid)
+		}
+		seen = true
+		m.ref = g
+		rec := recOf(g)
+		for c := 0; c < nFields; c++ {
+			col := rec.Column(off + c)
+			null := col.IsNull(int(g.row))
+			switch r.aggs[c] {
+			case aggPrimaryKey, aggLastValue:
+				m.cols[c], m.valid[c] = g, !null
+			case aggLastNonNullValue:
+				if !null {
+					m.cols[c], m.valid[c] = g, true
+				}
+			case aggFirstValue:
+				if !initialized[c] {
+					initialized[c] = true
+					m.cols[c], m.valid[c] = g, !null
+				}
+			case aggFirstNonNullValue:
+				if !null && !m.valid[c] {
+					m.cols[c], m.valid[c] = g, true
+				}
+			case aggMin, aggMax:
+				if null {
+					continue
+				}
+				if m.valid[c] {
+					cur := m.cols[c]
+					d := arrowrow.Compare(col, int(g.row), recOf(cur).Column(off+c), int(cur.row))
+					if (r.aggs[c] == aggMin && d >= 0) || (r.aggs[c] == aggMax && d <= 0) {
+						continue
+					}
+				}
+				m.cols[c], m.valid[c] = g, true
+			}
+		}
+	}
+	return m, seen, nil
 }
 
 // writeMerged builds physical primary-key records (key, _SEQUENCE_NUMBER,

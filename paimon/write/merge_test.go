@@ -190,7 +190,11 @@ func TestMergeFeaturesRefused(t *testing.T) {
 		opts map[string]string
 		want string
 	}{
-		{map[string]string{"merge-engine": "aggregation", "fields.v.aggregate-function": "sum"}, "merge-engine aggregation"},
+		{map[string]string{"merge-engine": "aggregation", "fields.v.aggregate-function": "sum"}, `aggregate function "sum" of column v`},
+		{map[string]string{"merge-engine": "aggregation", "fields.default-aggregate-function": "bool_or"}, `aggregate function "bool_or" of column ts`},
+		{map[string]string{"merge-engine": "aggregation", "deletion-vectors.enabled": "true"}, "merge-engine aggregation with deletion vectors"},
+		{map[string]string{"merge-engine": "aggregation", "aggregation.remove-record-on-delete": "true"}, "aggregation.remove-record-on-delete"},
+		{map[string]string{"merge-engine": "no-such-engine"}, `merge-engine "no-such-engine"`},
 		{map[string]string{"merge-engine": "first-row", "deletion-vectors.enabled": "true"}, "merge-engine first-row with deletion vectors"},
 		{map[string]string{"merge-engine": "partial-update", "deletion-vectors.enabled": "true"}, "merge-engine partial-update with deletion vectors"},
 		{map[string]string{"sequence.field": "ts", "deletion-vectors.enabled": "true"}, "sequence.field with deletion vectors"},
@@ -211,5 +215,42 @@ func TestMergeFeaturesRefused(t *testing.T) {
 		Options: map[string]string{"bucket": "1", "sequence.field": "nope"}})
 	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "nope") {
 		t.Errorf("unknown sequence.field: %v", err)
+	}
+}
+
+func TestAggregationOnWrite(t *testing.T) {
+	ctx := context.Background()
+	mem := checkedMem(t)
+	fields := []types.DataField{field("k", types.NewInt()), field("lo", types.NewBigInt()), field("hi", types.NewString()),
+		field("last", types.NewString()), field("lv", types.NewString()), field("fv", types.NewString()), field("fnn", types.NewString())}
+	tbl, err := CreateTable(ctx, newWarehouse(t), "default", "agg", TableSpec{Fields: fields, PrimaryKeys: []string{"k"},
+		Options: map[string]string{"bucket": "2", "merge-engine": "aggregation",
+			"fields.lo.aggregate-function": "min", "fields.hi.aggregate-function": "max", "fields.lv.aggregate-function": "last_value",
+			"fields.fv.aggregate-function": "first_value", "fields.fnn.aggregate-function": "first_not_null_value"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, tbl, [][]any{{int64(1), int64(5), "m", "a", "x", nil, nil}, {int64(2), nil, nil, nil, nil, "f", "g"}})
+	// One buffer folds three records of key 1; key 2 gets one more.
+	mustWrite(t, tbl, [][]any{{int64(1), int64(3), "z", nil, nil, "late", "n1"}, {int64(1), int64(9), "b", "c", "y", "later", "n2"}},
+		[][]any{{int64(2), int64(7), "q", "r", nil, "h", "i"}})
+	want := []string{"1|3|z|c|y|<nil>|n1", "2|7|q|r|<nil>|f|g"}
+	if got := readTable(t, mem, tbl, scan.Options{}); !reflect.DeepEqual(got, want) {
+		t.Fatalf("before compaction: %v, want %v", got, want)
+	}
+	if _, err := tbl.Compact(ctx, CompactOptions{Full: true, Mem: mem}); err != nil {
+		t.Fatal(err)
+	}
+	if !maxLevelOnly(t, tbl) {
+		t.Fatal("full compaction left lower-level files")
+	}
+	if got := readTable(t, mem, tbl, scan.Options{}); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after compaction: %v, want %v", got, want)
+	}
+	if err := writeRows(t, tbl, true, [][]any{{int64(2), nil, nil, nil, nil, nil, nil}}); err == nil || !strings.Contains(err.Error(), "aggregation merge engine on write cannot accept DELETE") {
+		t.Fatalf("retraction into aggregation: %v", err)
+	}
+	if _, err := tbl.Delete(ctx, ltPred(2)); !errors.Is(err, paimon.ErrUnsupported) {
+		t.Fatalf("DELETE on aggregation: %v", err)
 	}
 }

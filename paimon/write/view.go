@@ -70,8 +70,8 @@ func (t *Table) visibleRows(ctx context.Context, mem memory.Allocator, s *paimon
 		}
 		return nil
 	}
-	if t.merge.engine == enginePartialUpdate {
-		return fmt.Errorf("%w: table %s: reading the merged rows of a partial-update table in the writer (DELETE) is not supported", paimon.ErrUnsupported, t.root)
+	if e := t.merge.engine; e == enginePartialUpdate || e == engineAggregation {
+		return fmt.Errorf("%w: table %s: reading the merged rows of a %s table in the writer (DELETE) is not supported", paimon.ErrUnsupported, t.root, e)
 	}
 	groups := map[string][]int{}
 	var order []string
