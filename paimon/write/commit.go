@@ -61,6 +61,8 @@ type commitRequest struct {
 	// requireLive lists entry keys of data files that must still be live
 	// (e.g. files whose deletion vectors this commit replaces).
 	requireLive []paimon.ManifestEntry
+	// hashBase: dynamic-bucket HASH index state the write assigned against.
+	hashBase []hashBase
 	// newFiles are the paths of data and index files written for this commit,
 	// deleted when the commit fails for good.
 	newFiles []string
@@ -248,6 +250,15 @@ func (t *Table) checkConflicts(ctx context.Context, latest *paimon.Snapshot, req
 			if !set[e.Identifier()] {
 				return fmt.Errorf("%w: table %s: data file %s (bucket %d), whose deletion vector this commit writes, was removed by a concurrent commit", ErrConflict, t.root, e.File.FileName, e.Bucket)
 			}
+		}
+	}
+	if len(req.hashBase) > 0 {
+		idx, err := t.indexEntries(ctx, latest)
+		if err != nil {
+			return err
+		}
+		if err := t.checkHashBase(idx, req.hashBase); err != nil {
+			return err
 		}
 	}
 	if len(req.indexDeletes) > 0 {

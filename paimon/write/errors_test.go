@@ -33,7 +33,7 @@ func TestBadInputErrors(t *testing.T) {
 		msg  string
 	}{
 		{"nokey", TableSpec{PrimaryKeys: []string{"x"}, Options: map[string]string{"bucket": "1"}}, ErrInvalid, `"x"`},
-		{"dynpk", TableSpec{PrimaryKeys: []string{"k"}}, paimon.ErrUnsupported, "bucket = -1"},
+		{"postpone", TableSpec{PrimaryKeys: []string{"k"}, Options: map[string]string{"bucket": "-2"}}, paimon.ErrUnsupported, "bucket = -2"},
 		{"bkey", TableSpec{Options: map[string]string{"bucket": "2"}}, ErrInvalid, "bucket-key"},
 		{"stats", TableSpec{Options: map[string]string{"metadata.stats-mode": "truncate(x)"}}, ErrInvalid, "metadata.stats-mode"},
 		{"orc", TableSpec{Options: map[string]string{"file.format": "orc"}}, paimon.ErrUnsupported, "orc"},

@@ -200,7 +200,6 @@ func TestMergeFeaturesRefused(t *testing.T) {
 		{map[string]string{"sequence.field": "ts", "deletion-vectors.enabled": "true"}, "sequence.field with deletion vectors"},
 		{map[string]string{"merge-engine": "partial-update", "fields.ts.sequence-group": "v"}, "sequence groups"},
 		{map[string]string{"merge-engine": "partial-update", "partial-update.remove-record-on-delete": "true"}, "partial-update.remove-record-on-delete"},
-		{map[string]string{"bucket": "-1"}, "dynamic-bucket"},
 	} {
 		opts := map[string]string{"bucket": "1"}
 		for k, v := range c.opts {

@@ -263,7 +263,16 @@ func newTable(io fileio.FileIO, root, branch string, meta *paimon.Table, s *paim
 		return nil, invalidf("table %s: bucket must be > 0 or -1, got %d", root, t.bucket)
 	}
 	if t.bucket == -1 && len(s.PrimaryKeys) > 0 {
-		return nil, fmt.Errorf("%w: table %s: dynamic-bucket primary-key tables (bucket = -1) are not supported by the writer; set bucket to N > 0", paimon.ErrUnsupported, root)
+		// Java's cross-partition upsert (a primary key without every
+		// partition key) keeps a global key → partition index instead.
+		for _, p := range s.PartitionKeys {
+			if !contains(s.PrimaryKeys, p) {
+				return nil, fmt.Errorf("%w: table %s: dynamic-bucket (bucket = -1) primary-key table whose primary key lacks partition key %q (cross-partition upsert) is not supported by the writer", paimon.ErrUnsupported, root, p)
+			}
+		}
+		if _, _, err := t.dynamicOptions(); err != nil {
+			return nil, err
+		}
 	}
 	if t.bucket == -2 {
 		return nil, fmt.Errorf("%w: table %s: postpone-bucket tables (bucket = -2) are not supported by the writer", paimon.ErrUnsupported, root)

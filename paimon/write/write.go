@@ -40,6 +40,11 @@ type Writer struct {
 	pk     map[string]*pkBucket
 	order  []string
 	done   bool
+	// Dynamic-bucket tables: per partition the hash index (dynbucket.go),
+	// loaded from the index manifest of the snapshot at the first write.
+	dyn       map[string]*partitionIndex
+	dynLoaded bool
+	dynIndex  []paimon.IndexManifestEntry
 	// AutoCompact makes Commit of a primary-key table with deletion vectors
 	// or the first-row merge engine
 	// also run the lookup compaction (a second, COMPACT snapshot), as Java
@@ -126,7 +131,7 @@ func (w *Writer) write(ctx context.Context, rec arrow.RecordBatch, forceKind int
 	parts := map[string][]byte{}
 	buckets := map[string]int{}
 	var order []string
-	if len(w.t.partIdx) == 0 && w.t.bucket == -1 {
+	if len(w.t.partIdx) == 0 && w.t.bucket == -1 && !w.t.IsPrimaryKey() {
 		k := bucketKey(emptyRow, 0)
 		parts[k], buckets[k], order = emptyRow, 0, []string{k}
 		groups[k] = nil // all rows
@@ -138,6 +143,11 @@ func (w *Writer) write(ctx context.Context, rec arrow.RecordBatch, forceKind int
 		}
 		pv := make([]any, len(w.t.partIdx))
 		bv := make([]any, len(w.t.bucketIdx))
+		kt := make([]types.DataType, len(w.t.pkIdx))
+		for i, ki := range w.t.pkIdx {
+			kt[i] = w.t.fields[ki].Type
+		}
+		kv := make([]any, len(w.t.pkIdx))
 		for r := 0; r < n; r++ {
 			for i, pi := range w.t.partIdx {
 				pv[i] = arrowrow.Value(vrec.Column(pi), r)
@@ -147,7 +157,18 @@ func (w *Writer) write(ctx context.Context, rec arrow.RecordBatch, forceKind int
 				return fmt.Errorf("table %s: partition of row %d: %w", w.t.root, r, err)
 			}
 			b := 0
-			if w.t.bucket > 0 {
+			if w.t.bucket == -1 && w.t.IsPrimaryKey() {
+				for i, ki := range w.t.pkIdx {
+					kv[i] = arrowrow.Value(vrec.Column(ki), r)
+				}
+				kr, err := binrow.Encode(kt, kv)
+				if err != nil {
+					return fmt.Errorf("table %s: primary key of row %d: %w", w.t.root, r, err)
+				}
+				if b, err = w.dynamicBucket(ctx, pb, kr); err != nil {
+					return err
+				}
+			} else if w.t.bucket > 0 {
 				for i, bi := range w.t.bucketIdx {
 					bv[i] = arrowrow.Value(vrec.Column(bi), r)
 				}
@@ -441,7 +462,12 @@ func (w *Writer) Commit(ctx context.Context) (int64, error) {
 	if len(entries) == 0 {
 		return 0, nil
 	}
-	id, err := w.t.commit(ctx, &commitRequest{kind: paimon.CommitAppend, entries: entries, newFiles: files})
+	req := &commitRequest{kind: paimon.CommitAppend, entries: entries, newFiles: files}
+	if err := w.writeHashIndexes(ctx, req); err != nil {
+		files = req.newFiles
+		return fail(err)
+	}
+	id, err := w.t.commit(ctx, req)
 	if err != nil {
 		return 0, err
 	}
