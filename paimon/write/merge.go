@@ -90,6 +90,10 @@ func (t *Table) parseMergeRule(s *paimon.TableSchema) (mergeRule, error) {
 			return r, fmt.Errorf("%w: table %s: merge-engine %s with deletion vectors is not supported by the writer", paimon.ErrUnsupported, t.root, r.engine)
 		}
 		if r.engine == enginePartialUpdate {
+			r.aggs = make([]string, len(t.fields))
+			for i := range r.aggs {
+				r.aggs[i] = aggLastNonNullValue
+			}
 			if s.OptionBool("partial-update.remove-record-on-delete", false) {
 				return r, fmt.Errorf("%w: table %s: partial-update.remove-record-on-delete is not supported by the writer", paimon.ErrUnsupported, t.root)
 			}
@@ -176,6 +180,19 @@ type mergedRow struct {
 
 func isRetract(k int8) bool { return k == 1 || k == 3 }
 
+// retraction reports whether a record of kind k is a retraction the
+// first-row, partial-update and aggregation engines skip (ignore-delete);
+// one they cannot accept is an error, as in Java's merge functions.
+func (r *mergeRule) retraction(k int8) (bool, error) {
+	if !isRetract(k) {
+		return false, nil
+	}
+	if r.ignoreDelete {
+		return true, nil
+	}
+	return true, fmt.Errorf("%w: %s merge engine cannot accept DELETE/UPDATE_BEFORE records (set 'ignore-delete' = 'true' to skip them)", ErrInvalid, r.engine)
+}
+
 // merge folds the records of one key, given in cmpOrder. It returns false
 // when no record remains. dropRetract drops a winning retraction (output at
 // the top level); otherwise a deduplicate retraction is kept.
@@ -184,36 +201,16 @@ func (r *mergeRule) merge(group []rowRef, kindOf func(rowRef) int8, recOf func(r
 	case engineFirstRow:
 		for _, g := range group {
 			k := kindOf(g)
-			if isRetract(k) {
-				if r.ignoreDelete {
-					continue
-				}
-				return mergedRow{}, false, fmt.Errorf("%w: first-row merge engine cannot accept DELETE/UPDATE_BEFORE records (set 'ignore-delete' = 'true' to skip them)", ErrInvalid)
+			if skip, err := r.retraction(k); err != nil {
+				return mergedRow{}, false, err
+			} else if skip {
+				continue
 			}
 			return mergedRow{ref: g, kind: k}, true, nil
 		}
 		return mergedRow{}, false, nil
-	case enginePartialUpdate:
-		m := mergedRow{kind: 0, cols: make([]rowRef, nFields), valid: make([]bool, nFields)}
-		seen := false
-		for _, g := range group {
-			if isRetract(kindOf(g)) {
-				if r.ignoreDelete {
-					continue
-				}
-				return mergedRow{}, false, fmt.Errorf("%w: partial-update merge engine cannot accept DELETE/UPDATE_BEFORE records by default (set 'ignore-delete' = 'true' to skip them)", ErrInvalid)
-			}
-			seen = true
-			m.ref = g
-			rec := recOf(g)
-			for c := 0; c < nFields; c++ {
-				if !rec.Column(off + c).IsNull(int(g.row)) {
-					m.cols[c], m.valid[c] = g, true
-				}
-			}
-		}
-		return m, seen, nil
-	case engineAggregation:
+	case enginePartialUpdate, engineAggregation:
+		// partial-update is aggregation with last_non_null_value everywhere.
 		return r.aggregate(group, kindOf, recOf, off, nFields)
 	}
 	last := group[len(group)-1]
@@ -232,11 +229,10 @@ func (r *mergeRule) aggregate(group []rowRef, kindOf func(rowRef) int8, recOf fu
 	initialized := make([]bool, nFields) // first_value: a record was seen
 	seen := false
 	for _, g := range group {
-		if isRetract(kindOf(g)) {
-			if r.ignoreDelete {
-				continue
-			}
-			return mergedRow{}, false, fmt.Errorf("%w: aggregation merge engine on write cannot accept DELETE/UPDATE_BEFORE records (set 'ignore-delete' = 'true' to skip them)", ErrInvalid)
+		if skip, err := r.retraction(kindOf(g)); err != nil {
+			return mergedRow{}, false, err
+		} else if skip {
+			continue
 		}
 		seen = true
 		m.ref = g

@@ -63,6 +63,25 @@ func maxLevelOnly(t *testing.T, tbl *Table) bool {
 	return true
 }
 
+// readCompactRead checks the rows the reader gives (level-0 files merged by
+// the reader), fully compacts (merged by the writer) and checks again.
+func readCompactRead(t *testing.T, tbl *Table, want []string) {
+	t.Helper()
+	mem := checkedMem(t)
+	if got := readTable(t, mem, tbl, scan.Options{}); !reflect.DeepEqual(got, want) {
+		t.Fatalf("before compaction: %v, want %v", got, want)
+	}
+	if _, err := tbl.Compact(context.Background(), CompactOptions{Full: true, Mem: mem}); err != nil {
+		t.Fatal(err)
+	}
+	if !maxLevelOnly(t, tbl) {
+		t.Fatal("full compaction left lower-level files")
+	}
+	if got := readTable(t, mem, tbl, scan.Options{}); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after compaction: %v, want %v", got, want)
+	}
+}
+
 func TestSequenceFieldOnWrite(t *testing.T) {
 	for _, order := range []string{"ascending", "descending"} {
 		t.Run(order, func(t *testing.T) {
@@ -125,18 +144,7 @@ func TestPartialUpdateOnWrite(t *testing.T) {
 		// Same buffer: both updates of key 1 fold into one level-0 record.
 		mustWrite(t, tbl, [][]any{{int64(1), nil, "b", nil}}, [][]any{{int64(1), nil, nil, int64(5)}, {int64(1), nil, "b2", nil}})
 		want := []string{"1|a|b2|5", "2|p|q|9"}
-		if got := readTable(t, mem, tbl, scan.Options{}); !reflect.DeepEqual(got, want) {
-			t.Fatalf("before compaction: %v, want %v", got, want)
-		}
-		if _, err := tbl.Compact(ctx, CompactOptions{Full: true, Mem: mem}); err != nil {
-			t.Fatal(err)
-		}
-		if !maxLevelOnly(t, tbl) {
-			t.Fatal("full compaction left lower-level files")
-		}
-		if got := readTable(t, mem, tbl, scan.Options{}); !reflect.DeepEqual(got, want) {
-			t.Fatalf("after compaction: %v, want %v", got, want)
-		}
+		readCompactRead(t, tbl, want)
 		err = writeRows(t, tbl, true, [][]any{{int64(2), nil, nil, nil}})
 		if ignoreDelete {
 			if err != nil {
@@ -219,7 +227,6 @@ func TestMergeFeaturesRefused(t *testing.T) {
 
 func TestAggregationOnWrite(t *testing.T) {
 	ctx := context.Background()
-	mem := checkedMem(t)
 	fields := []types.DataField{field("k", types.NewInt()), field("lo", types.NewBigInt()), field("hi", types.NewString()),
 		field("last", types.NewString()), field("lv", types.NewString()), field("fv", types.NewString()), field("fnn", types.NewString())}
 	tbl, err := CreateTable(ctx, newWarehouse(t), "default", "agg", TableSpec{Fields: fields, PrimaryKeys: []string{"k"},
@@ -234,19 +241,8 @@ func TestAggregationOnWrite(t *testing.T) {
 	mustWrite(t, tbl, [][]any{{int64(1), int64(3), "z", nil, nil, "late", "n1"}, {int64(1), int64(9), "b", "c", "y", "later", "n2"}},
 		[][]any{{int64(2), int64(7), "q", "r", nil, "h", "i"}})
 	want := []string{"1|3|z|c|y|<nil>|n1", "2|7|q|r|<nil>|f|g"}
-	if got := readTable(t, mem, tbl, scan.Options{}); !reflect.DeepEqual(got, want) {
-		t.Fatalf("before compaction: %v, want %v", got, want)
-	}
-	if _, err := tbl.Compact(ctx, CompactOptions{Full: true, Mem: mem}); err != nil {
-		t.Fatal(err)
-	}
-	if !maxLevelOnly(t, tbl) {
-		t.Fatal("full compaction left lower-level files")
-	}
-	if got := readTable(t, mem, tbl, scan.Options{}); !reflect.DeepEqual(got, want) {
-		t.Fatalf("after compaction: %v, want %v", got, want)
-	}
-	if err := writeRows(t, tbl, true, [][]any{{int64(2), nil, nil, nil, nil, nil, nil}}); err == nil || !strings.Contains(err.Error(), "aggregation merge engine on write cannot accept DELETE") {
+	readCompactRead(t, tbl, want)
+	if err := writeRows(t, tbl, true, [][]any{{int64(2), nil, nil, nil, nil, nil, nil}}); err == nil || !strings.Contains(err.Error(), "aggregation merge engine cannot accept DELETE") {
 		t.Fatalf("retraction into aggregation: %v", err)
 	}
 	if _, err := tbl.Delete(ctx, ltPred(2)); !errors.Is(err, paimon.ErrUnsupported) {
