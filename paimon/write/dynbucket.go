@@ -166,10 +166,7 @@ func (w *Writer) dynamicBucket(ctx context.Context, part []byte, keyRow []byte) 
 	if err != nil {
 		return 0, err
 	}
-	target, maxB, err := w.t.dynamicOptions()
-	if err != nil {
-		return 0, err
-	}
+	target, maxB := w.t.dynTarget, w.t.dynMaxBuckets
 	if !pi.maxed && maxB == -1 && len(pi.buckets) >= maxDynamicBuckets {
 		full := true
 		for _, b := range pi.buckets {

@@ -61,6 +61,10 @@ type Table struct {
 	commitUser string
 	partOpts   partition.Options
 	merge      mergeRule // primary-key tables: the merge function applied on write
+	// Dynamic-bucket primary-key tables: dynamic-bucket.target-row-num and
+	// dynamic-bucket.max-buckets.
+	dynTarget     int64
+	dynMaxBuckets int
 	// beforeCommit, when set (tests), runs after a compaction is computed
 	// and before it is committed.
 	beforeCommit func()
@@ -270,7 +274,7 @@ func newTable(io fileio.FileIO, root, branch string, meta *paimon.Table, s *paim
 				return nil, fmt.Errorf("%w: table %s: dynamic-bucket (bucket = -1) primary-key table whose primary key lacks partition key %q (cross-partition upsert) is not supported by the writer", paimon.ErrUnsupported, root, p)
 			}
 		}
-		if _, _, err := t.dynamicOptions(); err != nil {
+		if t.dynTarget, t.dynMaxBuckets, err = t.dynamicOptions(); err != nil {
 			return nil, err
 		}
 	}
