@@ -66,6 +66,9 @@ func newPeerSet(cfg *Config, tlsCfg *tls.Config, logf func(string, ...any)) (*pe
 	if len(cfg.Peers) == 0 && cfg.PeersFile == "" {
 		return nil, nil
 	}
+	if len(cfg.TokenKey) == 0 && cfg.TokenKeyFile == "" {
+		return nil, fmt.Errorf("peers need a shared signing key (TokenKey or TokenKeyFile, --token-key-file): with a random key no peer can read this node's tickets")
+	}
 	if cfg.Advertise == "" {
 		return nil, fmt.Errorf("peers need Advertise: the host:port other nodes and clients reach this node at")
 	}
