@@ -57,7 +57,7 @@ func serveBinary(t *testing.T) string {
 type proc struct {
 	addr string
 	cmd  *exec.Cmd
-	log  *bytes.Buffer
+	log  *lockedBuffer
 	mu   sync.Mutex
 	done chan struct{}
 }
@@ -69,6 +69,25 @@ func (p *proc) kill() {
 		_ = p.cmd.Process.Kill()
 		<-p.done
 	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for a process's output and a
+// reader at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // freePorts reserves n loopback ports (released just before the servers
@@ -117,7 +136,7 @@ func startCluster(t *testing.T, n int, peers bool, extra ...string) []*proc {
 			args = append(args, "--advertise", a, "--peers", strings.Join(addrs, ","), "--peer-check-interval", "200ms")
 		}
 		args = append(args, extra...)
-		p := &proc{addr: a, cmd: exec.Command(bin, args...), log: &bytes.Buffer{}, done: make(chan struct{})}
+		p := &proc{addr: a, cmd: exec.Command(bin, args...), log: &lockedBuffer{}, done: make(chan struct{})}
 		p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 		if err := p.cmd.Start(); err != nil {
 			t.Fatal(err)
