@@ -195,10 +195,12 @@ func (p *peerSet) start() {
 	}()
 }
 
+// close stops the checks (idempotent; callers hold Server.mu or own p).
 func (p *peerSet) close() {
 	if p.stop != nil {
 		close(p.stop)
 		<-p.done
+		p.stop = nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -351,6 +353,8 @@ func (s *Server) startPeers() {
 
 func (s *Server) stopPeers() {
 	if s.peers != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		s.peers.close()
 	}
 }

@@ -235,6 +235,7 @@ func TestRenewFlightEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	ep := info.Endpoint[0]
+	ep.Location = []*flight.Location{{Uri: "grpc+tcp://" + lis[1].Addr().String()}, {Uri: flight.LocationReuseConnection}}
 	time.Sleep(1100 * time.Millisecond)
 	// Any node renews: here the other one.
 	renewed, err := b.RenewFlightEndpoint(ctx, &flight.RenewFlightEndpointRequest{Endpoint: ep})
@@ -243,6 +244,9 @@ func TestRenewFlightEndpoint(t *testing.T) {
 	}
 	if !renewed.ExpirationTime.AsTime().After(ep.ExpirationTime.AsTime()) {
 		t.Fatalf("renewed expiration %v not after %v", renewed.ExpirationTime.AsTime(), ep.ExpirationTime.AsTime())
+	}
+	if len(renewed.Location) != 2 || renewed.Location[0].Uri != ep.Location[0].Uri {
+		t.Fatalf("renewal changed the locations: %v", renewed.Location)
 	}
 	time.Sleep(time.Until(ep.ExpirationTime.AsTime()) + 100*time.Millisecond)
 	rdr, err := a.DoGet(ctx, ep.Ticket)
