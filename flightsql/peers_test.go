@@ -226,8 +226,8 @@ func TestPeersFileReload(t *testing.T) {
 
 func TestRenewFlightEndpoint(t *testing.T) {
 	lis := listeners(t, 2)
-	n0 := startNode(t, lis[0], func(c *pfsql.Config) { c.HandleTTL = 2 * time.Second })
-	startNode(t, lis[1], func(c *pfsql.Config) { c.HandleTTL = 2 * time.Second })
+	n0 := startNode(t, lis[0], func(c *pfsql.Config) { c.HandleTTL = 4 * time.Second })
+	startNode(t, lis[1], func(c *pfsql.Config) { c.HandleTTL = 4 * time.Second })
 	a, b := dialNode(t, n0.addr), dialNode(t, lis[1].Addr().String())
 	ctx := context.Background()
 	info, err := a.Execute(ctx, "SELECT * FROM orders WHERE id < 5")
