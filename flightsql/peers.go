@@ -285,9 +285,13 @@ func (p *peerSet) live() []string {
 // assign sets the locations of eps endpoints whose estimated sizes are
 // weights (equal weights when unknown): each endpoint goes to the node with
 // the fewest bytes assigned so far, ties broken by a rotation that
-// changes with every result, so that small single-endpoint results spread
-// across nodes as well.
+// changes with every result. A result of one endpoint stays on this node
+// (no locations): its plan is cached here, a peer would have to build it
+// again, and there is nothing to read in parallel.
 func (p *peerSet) assign(eps []*flight.FlightEndpoint, weights []int64) {
+	if len(eps) < 2 {
+		return
+	}
 	nodes := append([]string{""}, p.live()...) // "" is the local node
 	if len(nodes) == 1 {
 		return

@@ -57,15 +57,25 @@ func TestPeerAssign(t *testing.T) {
 			t.Fatalf("peer endpoint without the reuse-connection fallback: %v", ep.Location)
 		}
 	}
-	// Single-endpoint results rotate over the nodes.
+	// Equal endpoints: one per node, the first on a rotating node.
 	seen := map[string]bool{}
 	for i := 0; i < 3; i++ {
-		e := eps(1)
-		p.assign(e, []int64{1})
-		seen[first(e)[0]] = true
+		e := eps(3)
+		p.assign(e, []int64{1, 1, 1})
+		if l := first(e); len(map[string]bool{l[0]: true, l[1]: true, l[2]: true}) != 3 {
+			t.Fatalf("3 equal endpoints on %v, want one per node", l)
+		} else {
+			seen[l[0]] = true
+		}
 	}
 	if len(seen) != 3 {
-		t.Fatalf("single endpoints went to %v, want all 3 healthy nodes", seen)
+		t.Fatalf("first endpoints went to %v, want all 3 healthy nodes in turn", seen)
+	}
+	// A single endpoint stays local (no locations).
+	one := eps(1)
+	p.assign(one, []int64{1})
+	if len(one[0].Location) != 0 {
+		t.Fatalf("single endpoint got locations %v", one[0].Location)
 	}
 	// No healthy peer: no locations at all.
 	p.healthy = map[string]bool{}
