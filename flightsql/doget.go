@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -118,6 +119,20 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 		}
 		if stmt, err = s.prepareBound(ctx, spec.SQL, sess, kind, spec.Params); err != nil {
 			return err
+		}
+		if ep != nil && !stmt.IsUpdate() {
+			// Keep it for the query's other endpoints this node serves (a
+			// peer named in the locations, or after eviction): they reuse it
+			// as the planning node's endpoints do.
+			eps := ep.Of
+			if eps == 0 {
+				eps = max(stmt.NumPartitions(), 1)
+			}
+			s.plans.put(qid, spec, stmt, eps, time.Unix(spec.Exp, 0))
+			if cached, p, release := s.plans.get(qid, spec); cached != nil {
+				stmt, pool, mem = cached, p, p
+				defer release()
+			}
 		}
 	}
 	if stmt.IsUpdate() {

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
 // sqlServer implements arrow-go's flightsql.Server on top of Server.
@@ -249,7 +250,11 @@ func (s *Server) flightInfo(ctx context.Context, stmt Statement, spec execSpec, 
 		if err != nil {
 			return nil, status.Error(codes.Internal, err.Error())
 		}
-		info.Endpoint = append(info.Endpoint, &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: tkt}})
+		info.Endpoint = append(info.Endpoint, &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: tkt},
+			ExpirationTime: timestamppb.New(time.Unix(spec.Exp, 0))})
+	}
+	if s.peers != nil {
+		s.peers.assign(info.Endpoint, endpointWeights(stmt, eps, of, n))
 	}
 	s.plans.put(qid, spec, stmt, eps, time.Unix(spec.Exp, 0))
 	return info, nil

@@ -77,6 +77,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	memLimit := fs.String("memory-limit", "", "server-wide `size` (e.g. 1GiB) that the memory budgets of all queries draw from (default: half of the machine's or cgroup's memory; 0 = none)")
 	maxStmt := fs.Int("max-statement-bytes", 0, "longest SQL text accepted, in `bytes` (0 = 4 MiB, -1 = unlimited)")
 	maxDepth := fs.Int("max-expression-depth", 0, "longest run of prefix operators (NOT, -, ~) nested without parentheses (0 = 256, -1 = unlimited; parentheses are capped at 190 levels)")
+	advertise := fs.String("advertise", "", "`host:port` peers and clients reach this node at (needed with --peers/--peers-file)")
+	peers := fs.String("peers", "", "comma-separated `host:port` list of the nodes serving the same warehouse with the same --token-key-file; result endpoints are spread across the healthy ones")
+	peersFile := fs.String("peers-file", "", "`file` of peers, one host:port per line; re-read when it changes")
+	peerCheck := fs.Duration("peer-check-interval", 2*time.Second, "how often peers are health-checked (and --peers-file re-read)")
 	catOpts := kvFlag{}
 	fs.Var(catOpts, "catalog-option", "catalog option `key=value`; repeatable")
 	fs.Usage = func() {
@@ -113,6 +117,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		MaxEndpoints: *maxEndpoints, EndpointBytes: *endpointMiB << 20,
 		MaxConcurrentQueries: *maxQueries, QueueTimeout: *queueTimeout,
 		ReloadInterval: *reload,
+		Advertise:      *advertise, PeersFile: *peersFile, PeerCheckInterval: *peerCheck,
+	}
+	for _, p := range strings.Split(*peers, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			cfg.Peers = append(cfg.Peers, p)
+		}
 	}
 	if *oidcIssuer != "" {
 		o := &flightsql.OIDCConfig{Issuer: *oidcIssuer, JWKSURL: *jwksURL, Audience: *oidcAudience, UserClaim: *oidcUserClaim}
