@@ -1,6 +1,7 @@
 package logical
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -461,7 +462,14 @@ func (a *aggCtx) grouping(b *binder, x *sqlparser.FuncExpr) (vec.Expr, error) {
 		if gi < 0 {
 			return nil, invalidf("GROUPING() argument %s is not a GROUP BY expression", v.String())
 		}
-		bit, err := vec.NewCall("PAIMON_GROUPING_BIT", []vec.Expr{gid, mustNum(itoa(gi))})
+		// exec.GroupingID: bit (n-1-gi) of the id is set when key gi is
+		// not grouped; (id // 2^(n-1-gi)) % 2 extracts it.
+		shift := len(a.groupKeys) - 1 - gi
+		q, err := vec.NewArith("div", gid, mustNum(strconv.FormatInt(int64(1)<<shift, 10)))
+		if err != nil {
+			return nil, err
+		}
+		bit, err := vec.NewArith("%", q, mustNum("2"))
 		if err != nil {
 			return nil, err
 		}
