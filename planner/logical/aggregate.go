@@ -226,6 +226,22 @@ func (a *aggCtx) collect(b *binder, e sqlparser.Expr) error {
 		case *sqlparser.Subquery:
 			return false, nil
 		case *sqlparser.FuncExpr:
+			if x.Name.Lowered() == "paimon_window" {
+				// SUM(SUM(x)) OVER (...): the window function is not an
+				// aggregate of the GROUP BY; its arguments may hold some.
+				if len(x.Exprs) > 0 {
+					if ae, ok := x.Exprs[0].(*sqlparser.AliasedExpr); ok {
+						if f, ok := ae.Expr.(*sqlparser.FuncExpr); ok {
+							for _, arg := range f.Exprs {
+								if ae2, ok := arg.(*sqlparser.AliasedExpr); ok && err == nil {
+									err = a.collect(b, ae2.Expr)
+								}
+							}
+						}
+					}
+				}
+				return false, nil
+			}
 			if x.Name.Lowered() == "paimon_filter" || isAggCall(x) {
 				_, err = a.aggOf(b, x)
 				return false, nil
