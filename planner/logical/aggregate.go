@@ -278,6 +278,11 @@ func (a *aggCtx) aggOf(b *binder, e sqlparser.Expr) (int, error) {
 	var ag exec.AggExpr
 	switch x := e.(type) {
 	case *sqlparser.GroupConcatExpr:
+		if len(x.OrderBy) > 0 {
+			// The accumulator concatenates in arrival order: never
+			// pretend to honour an ORDER BY.
+			return 0, unsupportedf("ORDER BY inside GROUP_CONCAT/STRING_AGG (%s)", sqlparser.String(x))
+		}
 		ag.Func = "STRING_AGG"
 		ag.Distinct = x.Distinct != ""
 		for _, se := range x.Exprs {
@@ -316,6 +321,9 @@ func (a *aggCtx) aggOf(b *binder, e sqlparser.Expr) (int, error) {
 		}
 		if ag.Func == "COUNT" && len(ag.Args) == 0 {
 			ag.Func = "COUNT_STAR"
+		}
+		if err := quantileArgs(&ag); err != nil {
+			return 0, err
 		}
 	}
 	ag.Filter = filter
@@ -528,4 +536,37 @@ func (a *aggCtx) shiftedExpr(sh shiftedSum) (vec.Expr, error) {
 	}
 	// keep SUM's result type (DECIMAL(38,0))
 	return vec.ImplicitCast(out, a.schema[len(a.groups)+sh.sum].Type)
+}
+
+// quantileArgs types MEDIAN(x) as QUANTILE_CONT(x, 0.5) and casts the
+// argument of QUANTILE_CONT/QUANTILE_DISC to DOUBLE (the results are
+// DOUBLE; DuckDB keeps DECIMAL for DECIMAL input: equal values).
+func quantileArgs(ag *exec.AggExpr) error {
+	switch ag.Func {
+	case "MEDIAN":
+		if len(ag.Args) != 1 {
+			return invalidf("MEDIAN takes one argument")
+		}
+		ag.Func = "QUANTILE_CONT"
+		ag.Args = append(ag.Args, mustNum("0.5"))
+	case "QUANTILE_CONT", "QUANTILE_DISC":
+		if len(ag.Args) != 2 {
+			return invalidf("%s takes two arguments (the value and a constant fraction)", ag.Func)
+		}
+		if _, ok := vec.IsConst(ag.Args[1]); !ok {
+			return unsupportedf("%s with a non-constant or list fraction %s", ag.Func, ag.Args[1])
+		}
+	default:
+		return nil
+	}
+	t := ag.Args[0].Type()
+	if !vec.IsNumeric(t) && t.ID() != arrow.NULL {
+		return unsupportedf("%s over %s", ag.Func, vec.TypeName(t))
+	}
+	c, err := vec.NewCast(ag.Args[0], arrow.PrimitiveTypes.Float64)
+	if err != nil {
+		return err
+	}
+	ag.Args[0] = c
+	return nil
 }

@@ -459,6 +459,7 @@ var aggNames = map[string]string{
 	"stddev": "STDDEV_SAMP", "stddev_samp": "STDDEV_SAMP", "stddev_pop": "STDDEV_POP",
 	"variance": "VAR_SAMP", "var_samp": "VAR_SAMP", "var_pop": "VAR_POP",
 	"string_agg": "STRING_AGG", "listagg": "STRING_AGG",
+	"median": "MEDIAN", "quantile_cont": "QUANTILE_CONT", "quantile_disc": "QUANTILE_DISC", "quantile": "QUANTILE_DISC",
 }
 
 var windowOnly = map[string]string{

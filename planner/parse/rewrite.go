@@ -330,6 +330,14 @@ func (p *parser) rwCallBody(e *emitter, i, open, close int) error {
 	switch lw {
 	case "cast", "extract", "substring", "substr":
 		return p.rwSpecial(e, lw, open, close)
+	case "position":
+		if at := p.lastWordAt(open, close, "IN"); at > open {
+			return p.rwPosition(e, open, close, at)
+		}
+	case "trim":
+		if at := p.lastWordAt(open, close, "FROM"); at > open {
+			return p.rwTrim(e, open, close, at)
+		}
 	}
 	name := t.text
 	if r, ok := renamedFuncs[lw]; ok {
