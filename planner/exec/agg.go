@@ -70,7 +70,7 @@ type aggSpec struct {
 	nullable  bool
 	sep       string
 	q         float64 // QUANTILE_CONT / QUANTILE_DISC fraction
-	skipNulls bool // rows where an argument is NULL are not aggregated
+	skipNulls bool    // rows where an argument is NULL are not aggregated
 }
 
 // NewHashAggregate validates the aggregation and computes its schema.
