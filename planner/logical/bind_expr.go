@@ -327,6 +327,8 @@ func (b *binder) binary(ec *exprCtx, x *sqlparser.BinaryExpr) (vec.Expr, error) 
 		return vec.NewArith(x.Operator, l, r)
 	case parse.ConcatOp, sqlparser.BitOrStr:
 		return concatStrict(l, r)
+	case sqlparser.BitXorStr: // DuckDB/PostgreSQL: ^ is exponentiation
+		return vec.NewCall("POWER", []vec.Expr{l, r})
 	}
 	return nil, unsupportedf("operator %s", x.Operator)
 }
