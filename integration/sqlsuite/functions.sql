@@ -198,9 +198,9 @@ SELECT a.id, (SELECT SUM(b.d) FROM t3 b WHERE b.k2 = a.k2) AS s FROM t4 a;
 -- known: correlated subquery with a non-equality outer condition is ErrUnsupported
 SELECT a.id, (SELECT COUNT(*) FROM t3 b WHERE b.s = a.s AND b.i > a.i) AS c FROM t4 a;
 SELECT id FROM t4 a WHERE i > (SELECT AVG(i) FROM t3 b WHERE b.k2 = a.k2);
--- known: x op ANY (subquery) is not parsed
+-- known: x > ANY (subquery) is ErrUnsupported (only = ANY and <> ALL)
 SELECT id FROM t4 a WHERE i > ANY (SELECT i FROM t3 WHERE id < 10);
--- known: x op ALL (subquery) is not parsed
+-- known: x >= ALL (subquery) is ErrUnsupported (only = ANY and <> ALL)
 SELECT id FROM t4 a WHERE i >= ALL (SELECT i FROM t3 WHERE i IS NOT NULL);
 
 -- literals and misc
@@ -213,7 +213,6 @@ SELECT * FROM (VALUES (1, 'a'), (2, NULL), (NULL, 'c')) v(x, y);
 -- known: VALUES in FROM is not parsed
 SELECT x, COUNT(*) AS c FROM (VALUES (1), (1), (NULL), (2)) v(x) GROUP BY x;
 SELECT DISTINCT s, flag FROM t3;
--- known: x = ANY (subquery) is not parsed
 SELECT id FROM t4 WHERE s = ANY (SELECT s FROM t3 WHERE id < 5);
 -- known: list literals are not supported
 SELECT id, ARRAY_LENGTH([1, 2, 3]) AS a FROM t4 WHERE id < 2;
@@ -221,3 +220,5 @@ SELECT id, ARRAY_LENGTH([1, 2, 3]) AS a FROM t4 WHERE id < 2;
 SELECT id, t4.* EXCLUDE (id, ts) FROM t4 WHERE id < 5;
 -- known: COLUMNS() is not supported
 SELECT COLUMNS('^k') FROM t4 WHERE id < 5;
+SELECT id FROM t4 WHERE s <> ALL (SELECT s FROM t3 WHERE id < 20);
+SELECT id, i = SOME (SELECT i FROM t3 WHERE id < 30) AS x FROM t4;
