@@ -208,9 +208,7 @@ SELECT 1 AS a, 'x' AS b, NULL AS c, TRUE AS d, 1.5 AS e, 1e2 AS f, DATE '2024-01
 SELECT 'it''s' AS a, '' AS b, LENGTH('') AS c, '' IS NULL AS d;
 SELECT id FROM t4 LIMIT 0;
 SELECT COUNT(*) AS c FROM (SELECT * FROM t1 LIMIT 10 OFFSET 995) x;
--- known: VALUES in FROM is not parsed
 SELECT * FROM (VALUES (1, 'a'), (2, NULL), (NULL, 'c')) v(x, y);
--- known: VALUES in FROM is not parsed
 SELECT x, COUNT(*) AS c FROM (VALUES (1), (1), (NULL), (2)) v(x) GROUP BY x;
 SELECT DISTINCT s, flag FROM t3;
 SELECT id FROM t4 WHERE s = ANY (SELECT s FROM t3 WHERE id < 5);
@@ -222,3 +220,5 @@ SELECT id, t4.* EXCLUDE (id, ts) FROM t4 WHERE id < 5;
 SELECT COLUMNS('^k') FROM t4 WHERE id < 5;
 SELECT id FROM t4 WHERE s <> ALL (SELECT s FROM t3 WHERE id < 20);
 SELECT id, i = SOME (SELECT i FROM t3 WHERE id < 30) AS x FROM t4;
+SELECT v.x, t4.id FROM (VALUES (1), (5), (NULL)) AS v(x) LEFT JOIN t4 ON t4.i = v.x;
+SELECT id FROM t4 WHERE k2 IN (VALUES (1), (2), (3));
