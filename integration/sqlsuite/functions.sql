@@ -71,7 +71,7 @@ SELECT id, DATE_ADD(dt, INTERVAL 1 MONTH) AS a, dt + INTERVAL 3 DAY AS b, dt - I
 SELECT id, ts + INTERVAL 90 MINUTE AS a, ts - INTERVAL '2' HOUR AS b, ts + INTERVAL 1 MONTH AS c FROM t4;
 SELECT id, DATE '2024-03-31' - dt AS days, LAST_DAY(dt) AS ld FROM t4;
 SELECT id, STRFTIME(dt, '%Y/%m/%d') AS a, STRFTIME(ts, '%Y-%m-%d %H:%M:%S') AS b, STRFTIME(ts, '%j %a %b') AS c FROM t4;
--- known: DAYNAME/MONTHNAME/DAYOFWEEK/... are not implemented
+
 SELECT id, DAYNAME(dt) AS dn, MONTHNAME(dt) AS mn, DAYOFWEEK(dt) AS dw, DAYOFYEAR(dt) AS dy, WEEKOFYEAR(dt) AS wy FROM t4;
 SELECT id, CAST(ts AS DATE) AS d, CAST(dt AS TIMESTAMP) AS t, CAST(dt AS VARCHAR) AS s, CAST(ts AS VARCHAR) AS st FROM t4;
 SELECT id FROM t4 WHERE dt = CAST(ts AS DATE);

@@ -495,6 +495,19 @@ func (b *binder) funcExpr(ec *exprCtx, x *sqlparser.FuncExpr) (vec.Expr, error) 
 		}
 	}
 	switch name {
+	case "dayname", "monthname": // STRFTIME(d, '%A' / '%B'), as DuckDB
+		if len(x.Exprs) != 1 {
+			return nil, invalidf("%s takes one argument", strings.ToUpper(name))
+		}
+		a, err := b.selectExprArg(ec, x.Exprs[0])
+		if err != nil {
+			return nil, err
+		}
+		f := "%A"
+		if name == "monthname" {
+			f = "%B"
+		}
+		return vec.NewCall("STRFTIME", []vec.Expr{a, vec.StringLiteral(f)})
 	case "paimon_window":
 		if ec.win == nil {
 			return nil, invalidf("window functions are not allowed in %s", ec.what)
