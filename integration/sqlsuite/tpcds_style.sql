@@ -174,9 +174,7 @@ SELECT o_orderpriority, COUNT(*) AS c FROM orders WHERE o_orderdate BETWEEN SYMM
 SELECT COUNT(*) AS c FROM orders WHERE o_orderdate >= DATE '1995-01-01' - INTERVAL 1 YEAR AND o_orderdate < DATE '1995-01-01' + INTERVAL '3' MONTH;
 SELECT EXTRACT(YEAR FROM o_orderdate) AS y, EXTRACT(QUARTER FROM o_orderdate) AS q, COUNT(*) AS c FROM orders GROUP BY 1, 2;
 SELECT DATE_TRUNC('month', o_orderdate) AS m, COUNT(*) AS c FROM orders WHERE o_orderdate < DATE '1993-01-01' GROUP BY 1;
--- known: GROUP BY ALL is not parsed
 SELECT YEAR(o_orderdate) AS y, MONTH(o_orderdate) AS m, DAY(o_orderdate) AS d, COUNT(*) AS c FROM orders WHERE o_custkey < 20 GROUP BY ALL;
--- known: GROUP BY ALL is not parsed
 SELECT c_mktsegment, COUNT(*) AS c FROM customer GROUP BY ALL;
 SELECT COUNT(*) AS c FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey AND l.l_shipdate > o.o_orderdate + 100;
 SELECT n1.n_name, n2.n_name AS n2name FROM nation n1 JOIN nation n2 ON n1.n_regionkey = n2.n_regionkey AND n1.n_nationkey < n2.n_nationkey WHERE n1.n_regionkey = 2;

@@ -87,6 +87,19 @@ func (a *aggCtx) addGroup(e vec.Expr, name string) int {
 // ROLLUP, CUBE and GROUPING SETS expand into sets).
 func (b *binder) groupBy(a *aggCtx, gb sqlparser.GroupBy, items []selectItem) error {
 	a.in.what = "GROUP BY"
+	if len(gb) == 1 {
+		if f, ok := gb[0].(*sqlparser.FuncExpr); ok && f.Name.Lowered() == "paimon_group_all" {
+			// GROUP BY ALL (DuckDB): every select item without an aggregate
+			// or a window function, by position.
+			gb = nil
+			for i, it := range items {
+				if it.expr != nil && (containsAgg(it.expr) || hasWindow(it.expr)) {
+					continue
+				}
+				gb = append(gb, sqlparser.NewIntVal([]byte(strconv.Itoa(i+1))))
+			}
+		}
+	}
 	bindOne := func(e sqlparser.Expr) (int, error) {
 		if idx, ok := ordinal(e, len(items)); ok {
 			if idx < 0 {
@@ -569,4 +582,21 @@ func quantileArgs(ag *exec.AggExpr) error {
 	}
 	ag.Args[0] = c
 	return nil
+}
+
+// hasWindow reports whether e calls a window function (outside subqueries).
+func hasWindow(e sqlparser.Expr) bool {
+	found := false
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		switch x := n.(type) {
+		case *sqlparser.Subquery:
+			return false, nil
+		case *sqlparser.FuncExpr:
+			if x.Name.Lowered() == "paimon_window" {
+				found = true
+			}
+		}
+		return !found, nil
+	}, e)
+	return found
 }

@@ -7,12 +7,17 @@ package parse
 // column list). toks are cleaned tokens, match their bracket pairs; ok is
 // false when there is nothing to rewrite. VALUES after anything but "("
 // (INSERT ... VALUES) is left alone.
+//
+// It also turns GROUP BY ALL into GROUP BY paimon_group_all() (the binder
+// groups by every select item without an aggregate or window function).
 func valuesAsSelects(toks []token, match []int32) ([]token, bool) {
 	found := false
 	for i, t := range toks {
 		if isWord(t, "VALUES") && prevSig(toks, i) >= 0 && isPunct(toks[prevSig(toks, i)], "(") {
 			found = true
-			break
+		}
+		if isWord(t, "ALL") && groupByAt(toks, i) {
+			found = true
 		}
 	}
 	if !found {
@@ -66,6 +71,8 @@ func valuesAsSelects(toks []token, match []int32) ([]token, bool) {
 		switch {
 		case skip[i]:
 			out = append(out, token{tSpace, " ", t.pos})
+		case isWord(t, "ALL") && groupByAt(toks, i):
+			out = append(out, token{tIdent, "paimon_group_all", t.pos}, token{tPunct, "(", t.pos}, token{tPunct, ")", t.pos})
 		case commas[i]:
 			out = append(out, token{tSpace, " ", t.pos}, token{tIdent, "UNION", t.pos}, token{tSpace, " ", t.pos},
 				token{tIdent, "ALL", t.pos}, token{tSpace, " ", t.pos}, token{tIdent, "SELECT", t.pos}, token{tSpace, " ", t.pos})
@@ -90,4 +97,21 @@ func nextSig(toks []token, i, hi int) int {
 		i++
 	}
 	return i
+}
+
+// groupByAt reports whether toks[i] follows GROUP BY and ends the clause
+// (GROUP BY ALL, not GROUP BY ALL_COLUMN or a quantified expression).
+func groupByAt(toks []token, i int) bool {
+	b := prevSig(toks, i)
+	if b < 0 || !isWord(toks[b], "BY") {
+		return false
+	}
+	g := prevSig(toks, b)
+	if g < 0 || !isWord(toks[g], "GROUP") {
+		return false
+	}
+	n := nextSig(toks, i+1, len(toks))
+	return n >= len(toks) || isPunct(toks[n], ")") || isWord(toks[n], "HAVING") || isWord(toks[n], "ORDER") ||
+		isWord(toks[n], "LIMIT") || isWord(toks[n], "UNION") || isWord(toks[n], "INTERSECT") || isWord(toks[n], "EXCEPT") ||
+		isWord(toks[n], "WINDOW") || isWord(toks[n], "QUALIFY") || isWord(toks[n], "OFFSET")
 }
