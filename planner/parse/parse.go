@@ -117,6 +117,13 @@ func parse(ctx context.Context, sql string, lim Limits) (*Statement, error) {
 	if p.match, err = matchAll(sql, toks); err != nil {
 		return nil, err
 	}
+	if vt, ok := valuesAsSelects(toks, p.match); ok {
+		p.toks = vt
+		if p.match, err = matchAll(sql, vt); err != nil {
+			return nil, err
+		}
+		toks = vt
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
