@@ -93,7 +93,7 @@ const (
 	kindShowDatabases
 	kindDelete
 	kindCompact
-	kindRows // precomputed string rows (DESCRIBE, SHOW CREATE TABLE)
+	kindRows         // precomputed string rows (DESCRIBE, SHOW CREATE TABLE)
 	kindHousekeeping // CALL sys.expire_snapshots / sys.remove_orphan_files (procedures.go)
 )
 
