@@ -1,4 +1,4 @@
-package fileio_test
+package fileiotest_test
 
 import (
 	"crypto/md5"

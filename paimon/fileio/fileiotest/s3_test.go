@@ -1,4 +1,4 @@
-package fileio_test
+package fileiotest_test
 
 import (
 	"context"
@@ -178,5 +178,27 @@ func TestS3OptionsFromCatalog(t *testing.T) {
 	}
 	if _, err := fileio.NewS3(context.Background(), "s3://b/a/../x", fileio.S3Options{}); !errors.Is(err, fileio.ErrOutsideRoot) {
 		t.Errorf("dotdot root: %v", err)
+	}
+}
+
+// An _EXTERNAL_PATH-style URI inside an S3 warehouse reads from it; one
+// elsewhere is refused.
+func TestS3ExternalURIs(t *testing.T) {
+	_, s := newFakeS3IO(t, "s3://bucket/wh")
+	ctx := context.Background()
+	if err := s.Overwrite(ctx, "db.db/t/bucket-0/data-1.parquet", []byte("pq")); err != nil {
+		t.Fatal(err)
+	}
+	e, err := fileio.WithExternalPaths(s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := e.ReadFile(ctx, "s3a://bucket/wh/db.db/t/bucket-0/data-1.parquet"); err != nil || string(b) != "pq" {
+		t.Fatalf("inside: %q %v", b, err)
+	}
+	for _, p := range []string{"s3://bucket/other/x", "s3://bucket2/wh/x", "oss://bucket/wh/x", "s3://bucket/wh/../x"} {
+		if _, err := e.ReadFile(ctx, p); !errors.Is(err, fileio.ErrOutsideRoot) {
+			t.Errorf("ReadFile(%s) = %v, want ErrOutsideRoot", p, err)
+		}
 	}
 }
