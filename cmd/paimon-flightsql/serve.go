@@ -50,7 +50,7 @@ func newFlightServer(cfg flightsql.Config, cat catalog.Catalog, popts planner.Op
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	warehouse := fs.String("warehouse", "", "warehouse `directory` to serve")
+	warehouse := fs.String("warehouse", "", "warehouse `directory` or s3://bucket/prefix URL to serve")
 	demo := fs.Bool("demo", false, "serve the demo warehouse (built on first run in --data-dir)")
 	dataDir := fs.String("data-dir", defaultDemoDir(), "`directory` of the demo warehouse")
 	demoScale := fs.Float64("demo-scale", defaultDemoScale, "lineitem size of a newly built demo warehouse (1 → ~1M rows)")
@@ -98,7 +98,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case *demo:
 		dir = *dataDir
 		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-			if err := buildDemo(ctx, dir, *demoScale, stderr); err != nil {
+			if err := buildDemo(ctx, dir, *demoScale, nil, stderr); err != nil {
 				return err
 			}
 		}
@@ -106,7 +106,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return errUsage
 	}
-	cat, err := openCatalog(dir, catOpts)
+	cat, err := openCatalog(ctx, dir, catOpts)
 	if err != nil {
 		return err
 	}
