@@ -513,11 +513,6 @@ func (q *sqlServer) DoPutPreparedStatementUpdate(ctx context.Context, cmd flight
 	return s.runUpdate(ctx, stmt, rows)
 }
 
-func (q *sqlServer) DoPutCommandStatementIngest(ctx context.Context, cmd flightsql.StatementIngest, _ flight.MessageReader) (int64, error) {
-	noteCommand(ctx, "CommandStatementIngest", "")
-	return 0, status.Errorf(codes.Unimplemented, "bulk ingestion into %q is not supported: Paimon tables are read-only here except DELETE and CALL sys.compact", cmd.GetTable())
-}
-
 func (q *sqlServer) BeginTransaction(ctx context.Context, _ flightsql.ActionBeginTransactionRequest) ([]byte, error) {
 	noteCommand(ctx, "BeginTransaction", "")
 	return nil, status.Error(codes.Unimplemented, "transactions are not supported (each statement commits on its own)")
