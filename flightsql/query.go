@@ -318,7 +318,19 @@ func (q *sqlServer) DoPutCommandStatementUpdate(ctx context.Context, cmd flights
 	if len(stmt.ParamTypes()) > 0 {
 		return 0, status.Errorf(codes.InvalidArgument, "%q has %d ? placeholders: prepare it and bind parameters", abbreviate(cmd.GetQuery()), len(stmt.ParamTypes()))
 	}
-	return s.runUpdate(ctx, stmt, [][]any{nil})
+	n, err := s.runUpdate(ctx, stmt, [][]any{nil})
+	s.logWrite(ctx, cmd.GetQuery(), n, err)
+	return n, err
+}
+
+// logWrite records every write statement with its user.
+func (s *Server) logWrite(ctx context.Context, sql string, rows int64, err error) {
+	id, _ := IdentityFromContext(ctx)
+	if err != nil {
+		s.log.Warn("write failed", "user", id.User, "sql", abbreviate(sql), "error", err)
+		return
+	}
+	s.log.Info("write", "user", id.User, "sql", abbreviate(sql), "rows", rows)
 }
 
 func (s *Server) checkWrite(ctx context.Context, sql string) error {
@@ -510,7 +522,9 @@ func (q *sqlServer) DoPutPreparedStatementUpdate(ctx context.Context, cmd flight
 	if len(rows) == 0 {
 		rows = [][]any{nil}
 	}
-	return s.runUpdate(ctx, stmt, rows)
+	n, err := s.runUpdate(ctx, stmt, rows)
+	s.logWrite(ctx, h.SQL, n, err)
+	return n, err
 }
 
 func (q *sqlServer) BeginTransaction(ctx context.Context, _ flightsql.ActionBeginTransactionRequest) ([]byte, error) {

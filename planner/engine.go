@@ -93,8 +93,9 @@ const (
 	kindShowDatabases
 	kindDelete
 	kindCompact
-	kindRows // precomputed string rows (DESCRIBE, SHOW CREATE TABLE)
+	kindRows         // precomputed string rows (DESCRIBE, SHOW CREATE TABLE)
 	kindHousekeeping // CALL sys.expire_snapshots / sys.remove_orphan_files (procedures.go)
+	kindDDL          // CREATE/DROP DATABASE/TABLE (ddl.go)
 )
 
 // Statement is a planned SQL statement. It may be executed many times and
@@ -124,7 +125,8 @@ type Statement struct {
 	delWhere  sqlparser.Expr
 	delAlias  string
 	delParams []arrow.DataType
-	proc      *procCall // kindHousekeeping
+	proc      *procCall  // kindHousekeeping
+	ddl       *parse.DDL // kindDDL
 }
 
 // Prepare parses and plans sql. It reads metadata only (a scan is planned
@@ -167,6 +169,9 @@ func (e *Engine) Prepare(ctx context.Context, sql string, sess Session) (*Statem
 	}
 	if pst.Call != nil {
 		return e.prepareCall(ctx, pst.Call, sess)
+	}
+	if pst.DDL != nil {
+		return e.prepareDDL(pst.DDL, sess)
 	}
 	switch x := pst.Other.(type) {
 	case *sqlparser.Show:
@@ -327,7 +332,7 @@ func (e *Engine) prepareCall(ctx context.Context, c *parse.Call, sess Session) (
 
 // IsUpdate reports whether the statement is DELETE or CALL.
 func (s *Statement) IsUpdate() bool {
-	return s.kind == kindDelete || s.kind == kindCompact || s.kind == kindHousekeeping
+	return s.kind == kindDelete || s.kind == kindCompact || s.kind == kindHousekeeping || s.kind == kindDDL
 }
 
 // Schema is the result schema of a query (nil for updates).
@@ -499,6 +504,8 @@ func (s *Statement) ExecuteUpdate(ctx context.Context, params []any) (int64, err
 		return 0, nil
 	case kindHousekeeping:
 		return s.runHousekeeping(ctx)
+	case kindDDL:
+		return s.runDDL(ctx)
 	}
 	return 0, invalidf("statement is a query: use Execute")
 }
