@@ -121,6 +121,30 @@ func TestDDLThroughFlight(t *testing.T) {
 		t.Fatalf("shop.orders after two ingests: %s", got)
 	}
 
+	// INSERT INTO ... VALUES / SELECT: one snapshot each, affected rows
+	// returned, types cast to the columns'.
+	count := func(sql string) int64 {
+		t.Helper()
+		n, err := c.ExecuteUpdate(ctx, sql)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		return n
+	}
+	if n := count(`INSERT INTO shop.orders VALUES (5, 'c', 12.5, 'v'), (1, 'a', 1, 'x2')`); n != 2 {
+		t.Fatalf("INSERT VALUES affected %d rows, want 2", n)
+	}
+	if n := count(`INSERT INTO shop.orders (id, dt) SELECT id + 100, dt FROM shop.orders WHERE id < 3`); n != 2 {
+		t.Fatalf("INSERT SELECT affected %d rows, want 2", n)
+	}
+	if got := strings.Join(sortedRows(t, c, `SELECT id, dt, note, amount FROM shop.orders`), ","); got != "101|a|NULL|NULL,102|a|NULL|NULL,1|a|x2|1,2|a|y2|NULL,3|b|z|NULL,4|b|w|NULL,5|c|v|12.5" {
+		t.Fatalf("shop.orders after INSERTs: %s", got)
+	}
+	wantCode(t, exec(`INSERT INTO shop.orders (id, nope) VALUES (1, 2)`), codes.InvalidArgument, "INSERT into an unknown column")
+	wantCode(t, exec(`INSERT INTO shop.orders VALUES (1)`), codes.InvalidArgument, "INSERT with too few values")
+	wantCode(t, exec(`INSERT INTO shop.orders (dt) VALUES ('a')`), codes.InvalidArgument, "INSERT without the NOT NULL key")
+	wantCode(t, exec(`INSERT OVERWRITE shop.orders VALUES (1, 'a', 1, 'x')`), codes.Unimplemented, "INSERT OVERWRITE")
+
 	wantCode(t, exec(`DROP DATABASE shop`), codes.InvalidArgument, "DROP DATABASE of a non-empty database")
 	must(`DROP TABLE shop.complex`)
 	wantCode(t, exec(`DROP TABLE shop.complex`), codes.NotFound, "DROP TABLE twice")

@@ -96,6 +96,7 @@ const (
 	kindRows         // precomputed string rows (DESCRIBE, SHOW CREATE TABLE)
 	kindHousekeeping // CALL sys.expire_snapshots / sys.remove_orphan_files (procedures.go)
 	kindDDL          // CREATE/DROP DATABASE/TABLE (ddl.go)
+	kindInsert       // INSERT INTO (insert.go)
 )
 
 // Statement is a planned SQL statement. It may be executed many times and
@@ -125,8 +126,9 @@ type Statement struct {
 	delWhere  sqlparser.Expr
 	delAlias  string
 	delParams []arrow.DataType
-	proc      *procCall  // kindHousekeeping
-	ddl       *parse.DDL // kindDDL
+	proc      *procCall   // kindHousekeeping
+	ddl       *parse.DDL  // kindDDL
+	ins       *insertPlan // kindInsert
 }
 
 // Prepare parses and plans sql. It reads metadata only (a scan is planned
@@ -172,6 +174,9 @@ func (e *Engine) Prepare(ctx context.Context, sql string, sess Session) (*Statem
 	}
 	if pst.DDL != nil {
 		return e.prepareDDL(pst.DDL, sess)
+	}
+	if pst.Insert != nil {
+		return e.prepareInsert(ctx, pst.Insert, sess)
 	}
 	switch x := pst.Other.(type) {
 	case *sqlparser.Show:
@@ -332,7 +337,7 @@ func (e *Engine) prepareCall(ctx context.Context, c *parse.Call, sess Session) (
 
 // IsUpdate reports whether the statement is DELETE or CALL.
 func (s *Statement) IsUpdate() bool {
-	return s.kind == kindDelete || s.kind == kindCompact || s.kind == kindHousekeeping || s.kind == kindDDL
+	return s.kind == kindDelete || s.kind == kindCompact || s.kind == kindHousekeeping || s.kind == kindDDL || s.kind == kindInsert
 }
 
 // Schema is the result schema of a query (nil for updates).
@@ -350,6 +355,8 @@ func (s *Statement) ParamTypes() []arrow.DataType {
 		return s.sq.params
 	case kindDelete:
 		return s.delParams
+	case kindInsert:
+		return s.ins.src.ParamTypes()
 	}
 	return nil
 }
@@ -506,6 +513,8 @@ func (s *Statement) ExecuteUpdate(ctx context.Context, params []any) (int64, err
 		return s.runHousekeeping(ctx)
 	case kindDDL:
 		return s.runDDL(ctx)
+	case kindInsert:
+		return s.runInsert(ctx, params)
 	}
 	return 0, invalidf("statement is a query: use Execute")
 }

@@ -59,3 +59,30 @@ func boolStr(b bool) string {
 	}
 	return "false"
 }
+
+func TestParseInsert(t *testing.T) {
+	st, err := Parse("INSERT INTO db.t (a, `b`) VALUES (1, 'x, (y)'), (2 + 3, NULL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := st.Insert
+	if got := in.Database + "|" + in.Table + "|" + strings.Join(in.Columns, ",") + "|" + in.Source; got != "db|t|a,b|SELECT 1, 'x, (y)' UNION ALL SELECT 2 + 3, NULL" || in.Rows != 2 {
+		t.Fatalf("got %s", got)
+	}
+	st, err = Parse("INSERT INTO t (SELECT a FROM u)")
+	if err != nil || st.Insert.Columns != nil || st.Insert.Source != "(SELECT a FROM u)" {
+		t.Fatalf("INSERT INTO t (query): %+v %v", st, err)
+	}
+	for sql, kind := range map[string]error{
+		"INSERT t VALUES (1)":           catalog.ErrInvalid,
+		"INSERT INTO t VALUES (1":       catalog.ErrInvalid,
+		"INSERT INTO t VALUES ()":       catalog.ErrInvalid,
+		"INSERT INTO t":                 catalog.ErrInvalid,
+		"INSERT OVERWRITE t VALUES (1)": catalog.ErrUnsupported,
+		"INSERT INTO t VALUES (1) junk": catalog.ErrInvalid,
+	} {
+		if _, err := Parse(sql); !errors.Is(err, kind) {
+			t.Errorf("%s: got %v, want %v", sql, err, kind)
+		}
+	}
+}
