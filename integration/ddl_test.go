@@ -145,6 +145,28 @@ func TestDDLThroughFlight(t *testing.T) {
 	wantCode(t, exec(`INSERT INTO shop.orders (dt) VALUES ('a')`), codes.InvalidArgument, "INSERT without the NOT NULL key")
 	wantCode(t, exec(`INSERT OVERWRITE shop.orders VALUES (1, 'a', 1, 'x')`), codes.Unimplemented, "INSERT OVERWRITE")
 
+	// Tags and branches with Paimon's procedure arguments.
+	must("CALL sys.create_tag(`table` => 'shop.orders', tag => 'v1')")
+	wantCode(t, exec("CALL sys.create_tag(`table` => 'shop.orders', tag => 'v1')"), codes.AlreadyExists, "create_tag twice")
+	count(`INSERT INTO shop.orders VALUES (9, 'z', 0, 'late')`)
+	must("CALL sys.create_branch(`table` => 'shop.orders', branch => 'b1', tag => 'v1')")
+	for sql, want := range map[string]string{
+		`SELECT count(*) FROM shop.orders`:                                      "8",
+		`SELECT count(*) FROM shop.orders /*+ OPTIONS('scan.tag-name'='v1') */`: "7",
+		"SELECT count(*) FROM `shop`.`orders$branch_b1`":                        "7",
+	} {
+		if got := strings.Join(sortedRows(t, c, sql), ","); got != want {
+			t.Fatalf("%s: %s, want %s", sql, got, want)
+		}
+	}
+	must("CALL sys.delete_branch(`table` => 'shop.orders', branch => 'b1')")
+	wantCode(t, exec("CALL sys.delete_branch(`table` => 'shop.orders', branch => 'b1')"), codes.NotFound, "delete_branch twice")
+	must("CALL sys.delete_tag(`table` => 'shop.orders', tag => 'v1')")
+	wantCode(t, exec("CALL sys.delete_tag(`table` => 'shop.orders', tag => 'v1')"), codes.NotFound, "delete_tag twice")
+	if _, _, err := c.query(ctx, "SELECT count(*) FROM `shop`.`orders$branch_b1`"); err == nil {
+		t.Fatal("deleted branch still readable")
+	}
+
 	wantCode(t, exec(`DROP DATABASE shop`), codes.InvalidArgument, "DROP DATABASE of a non-empty database")
 	must(`DROP TABLE shop.complex`)
 	wantCode(t, exec(`DROP TABLE shop.complex`), codes.NotFound, "DROP TABLE twice")

@@ -302,7 +302,7 @@ func (e *Engine) prepareCall(ctx context.Context, c *parse.Call, sess Session) (
 		return st, err
 	}
 	if c.Proc != "sys.compact" && c.Proc != "compact" {
-		return nil, unsupportedf("procedure %s (supported: sys.compact, sys.expire_snapshots, sys.remove_orphan_files)", c.Proc)
+		return nil, unsupportedf("procedure %s (supported: sys.compact, sys.expire_snapshots, sys.remove_orphan_files, sys.create_tag, sys.delete_tag, sys.create_branch, sys.delete_branch)", c.Proc)
 	}
 	if len(c.Args) < 1 || len(c.Args) > 2 {
 		return nil, invalidf("sys.compact takes 'db.table' and optionally 'full', got %d argument(s)", len(c.Args))

@@ -54,7 +54,6 @@ func sqlTypeName(t arrow.DataType) string {
 	return ""
 }
 
-
 // prepareInsert plans INSERT INTO against a catalog.Editor.
 func (e *Engine) prepareInsert(ctx context.Context, in *parse.Insert, sess Session) (*Statement, error) {
 	if _, ok := e.cat.(catalog.Editor); !ok {
