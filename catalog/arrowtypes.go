@@ -113,15 +113,33 @@ func PaimonType(dt arrow.DataType, nullable bool) (types.DataType, error) {
 	return t, nil
 }
 
+// NarrowedType is the type a top-level large_string / string_view /
+// large_binary / binary_view column is converted to before writing (string
+// or binary: the values are kept, pandas' pyarrow strings arrive as
+// large_string); ok is false for other types.
+func NarrowedType(dt arrow.DataType) (arrow.DataType, bool) {
+	switch dt.ID() {
+	case arrow.LARGE_STRING, arrow.STRING_VIEW:
+		return arrow.BinaryTypes.String, true
+	case arrow.LARGE_BINARY, arrow.BINARY_VIEW:
+		return arrow.BinaryTypes.Binary, true
+	}
+	return nil, false
+}
+
 // FieldsFromArrow maps the columns of an Arrow schema to Paimon fields
-// (PaimonType; a non-nullable column is NOT NULL).
+// (PaimonType after NarrowedType; a non-nullable column is NOT NULL).
 func FieldsFromArrow(sc *arrow.Schema) ([]types.DataField, error) {
 	if sc.NumFields() == 0 {
 		return nil, paimon.Errorf(ErrInvalid, "no columns")
 	}
 	out := make([]types.DataField, sc.NumFields())
 	for i, f := range sc.Fields() {
-		t, err := PaimonType(f.Type, f.Nullable)
+		dt := f.Type
+		if nt, ok := NarrowedType(dt); ok {
+			dt = nt
+		}
+		t, err := PaimonType(dt, f.Nullable)
 		if err != nil {
 			return nil, fmt.Errorf("column %s: %w", f.Name, err)
 		}

@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -143,11 +147,16 @@ func (s *Server) ingest(ctx context.Context, ed catalog.Editor, db, table string
 		if err := ctx.Err(); err != nil {
 			return fail(context.Cause(ctx))
 		}
-		rec := rdr.RecordBatch()
-		if err := w.Write(ctx, rec); err != nil {
+		rec, err := narrowRecord(ctx, s.mem, rdr.RecordBatch())
+		if err != nil {
 			return fail(fmt.Errorf("%w: bulk ingest into %s.%s: %w", catalog.ErrInvalid, db, table, err))
 		}
+		err = w.Write(ctx, rec)
 		rows += rec.NumRows()
+		rec.Release()
+		if err != nil {
+			return fail(fmt.Errorf("%w: bulk ingest into %s.%s: %w", catalog.ErrInvalid, db, table, err))
+		}
 	}
 	if err := rdr.Err(); err != nil {
 		return fail(fmt.Errorf("bulk ingest into %s.%s: reading the stream: %w", db, table, err))
@@ -168,4 +177,45 @@ func (s *Server) ingest(ctx context.Context, ed catalog.Editor, db, table string
 		}
 	}
 	return rows, snap, nil
+}
+
+// narrowRecord converts top-level large_string / string_view / large_binary
+// / binary_view columns to string / binary (catalog.NarrowedType); the
+// result is a new reference the caller releases.
+func narrowRecord(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	sc := rec.Schema()
+	var fields []arrow.Field
+	var cols []arrow.Array
+	for i, f := range sc.Fields() {
+		nt, ok := catalog.NarrowedType(f.Type)
+		if !ok {
+			continue
+		}
+		if fields == nil {
+			fields = append([]arrow.Field(nil), sc.Fields()...)
+			cols = append([]arrow.Array(nil), rec.Columns()...)
+			for _, c := range cols {
+				c.Retain()
+			}
+		}
+		c, err := compute.CastArray(compute.WithAllocator(ctx, mem), rec.Column(i), compute.SafeCastOptions(nt))
+		if err != nil {
+			for _, c := range cols {
+				c.Release()
+			}
+			return nil, fmt.Errorf("column %s: converting %s to %s: %w", f.Name, f.Type, nt, err)
+		}
+		cols[i].Release()
+		cols[i] = c
+		fields[i].Type = nt
+	}
+	if fields == nil {
+		rec.Retain()
+		return rec, nil
+	}
+	out := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, rec.NumRows())
+	for _, c := range cols {
+		c.Release()
+	}
+	return out, nil
 }

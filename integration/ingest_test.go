@@ -295,6 +295,19 @@ func TestBulkIngest(t *testing.T) {
 	if got := sortedRows(t, c, `SELECT k FROM ca`); strings.Join(got, ",") != "7,7,8,8" {
 		t.Fatalf("create_append twice: %v", got)
 	}
+	// pandas' pyarrow strings arrive as large_string: stored as STRING.
+	ls := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.LargeString, Nullable: true}}, nil)
+	lb := array.NewRecordBuilder(mem, ls)
+	lb.Field(0).(*array.LargeStringBuilder).AppendValues([]string{"p", "q"}, []bool{true, false})
+	lrec := lb.NewRecordBatch()
+	lb.Release()
+	defer lrec.Release()
+	if _, err := ingest(t, c, ctx, ingestOpts("large", create, failExists), lrec); err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := c.mustQuery(t, ctx, `SELECT s FROM large ORDER BY s`); join(res.Fields) != "s: utf8" || join(res.Rows) != "p, NULL" {
+		t.Fatalf("large_string ingest reads back as %v %v", res.Fields, res.Rows)
+	}
 	ents, _ := os.ReadDir(filepath.Join(wh, "default.db"))
 	for _, e := range ents {
 		if strings.HasPrefix(e.Name(), ".") {
