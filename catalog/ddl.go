@@ -38,6 +38,8 @@ type Editor interface {
 	CreateTable(ctx context.Context, db, table string, spec TableSpec, ifNotExists bool) (created bool, err error)
 	// DropTable removes db.table with all its files.
 	DropTable(ctx context.Context, db, table string, ifExists bool) error
+	// AlterOptions writes the next schema with options set and reset.
+	AlterOptions(ctx context.Context, db, table string, set map[string]string, reset []string) error
 	// WriteTable opens db.table (main branch) for writing.
 	WriteTable(ctx context.Context, db, table string) (*write.Table, error)
 	// ReplaceTable hides db.table (if it exists) and creates it anew with
@@ -252,4 +254,73 @@ func removeAll(ctx context.Context, io fileio.FileIO, dir string) error {
 		}
 	}
 	return io.Delete(ctx, dir)
+}
+
+// immutableOptions cannot be changed by ALTER TABLE SET/RESET: they decide
+// where existing rows live or how they merge.
+var immutableOptions = map[string]bool{
+	"primary-key": true, "partition": true, "bucket": true, "bucket-key": true,
+	"merge-engine": true, "sequence.field": true, "deletion-vectors.enabled": true,
+	"data-evolution.enabled": true, "row-tracking.enabled": true,
+}
+
+// AlterOptions writes the next schema of db.table (main branch) with the
+// options set and reset, as Paimon's SchemaManager does for SET/RESET:
+// schema-<latest+1> with the same fields, keys and comment. It fails with
+// ErrInvalid for options that cannot change (bucket, keys, merge engine).
+func (c *FS) AlterOptions(ctx context.Context, db, table string, set map[string]string, reset []string) error {
+	if err := c.writable("ALTER TABLE"); err != nil {
+		return err
+	}
+	if _, err := c.openDataTable(ctx, db, table, ""); err != nil {
+		return err
+	}
+	for k := range set {
+		if immutableOptions[k] {
+			return paimon.Errorf(ErrInvalid, "option %s of %s.%s cannot be changed", k, db, table)
+		}
+	}
+	for _, k := range reset {
+		if immutableOptions[k] {
+			return paimon.Errorf(ErrInvalid, "option %s of %s.%s cannot be reset", k, db, table)
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		pt, err := paimon.OpenTable(ctx, c.io, c.TablePath(db, table), "")
+		if err != nil {
+			return err
+		}
+		latest, err := pt.LatestSchema(ctx)
+		if err != nil {
+			return err
+		}
+		next := *latest
+		next.ID = latest.ID + 1
+		next.Options = map[string]string{}
+		for k, v := range latest.Options {
+			next.Options[k] = v
+		}
+		for k, v := range set {
+			next.Options[k] = v
+		}
+		for _, k := range reset {
+			delete(next.Options, k)
+		}
+		next.TimeMillis = time.Now().UnixMilli()
+		data, err := next.MarshalJSON()
+		if err != nil {
+			return fmt.Errorf("encode schema of %s.%s: %w", db, table, err)
+		}
+		p := path.Join(c.TablePath(db, table), "schema", "schema-"+strconv.FormatInt(next.ID, 10))
+		created, err := c.io.CreateIfAbsent(ctx, p, data)
+		if err != nil {
+			return fmt.Errorf("ALTER TABLE %s.%s: %w", db, table, err)
+		}
+		if created {
+			return nil
+		}
+		if attempt == 4 {
+			return fmt.Errorf("ALTER TABLE %s.%s: schema-%d was written concurrently 5 times in a row", db, table, next.ID)
+		}
+	}
 }

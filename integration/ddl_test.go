@@ -167,6 +167,24 @@ func TestDDLThroughFlight(t *testing.T) {
 		t.Fatal("deleted branch still readable")
 	}
 
+	// ALTER TABLE SET/RESET writes the next schema file.
+	must(`ALTER TABLE shop.orders SET ('snapshot.num-retained.max' = '50', 'file.compression' = 'zstd')`)
+	must(`ALTER TABLE shop.orders RESET ('file.compression')`)
+	s1, _ := json.Marshal(schemaJSON(t, filepath.Join(wh, "shop.db/orders/schema/schema-1")))
+	s2 := schemaJSON(t, filepath.Join(wh, "shop.db/orders/schema/schema-2"))
+	js2, _ := json.Marshal(s2)
+	if !strings.Contains(string(s1), `"file.compression":"zstd"`) || strings.Contains(string(js2), "file.compression") ||
+		!strings.Contains(string(js2), `"options":{"bucket":"4","deletion-vectors.enabled":"true","snapshot.num-retained.max":"50"}`) ||
+		s2["id"] != float64(2) || s2["highestFieldId"] != float64(3) {
+		t.Fatalf("schemas after ALTER:\n%s\n%s", s1, js2)
+	}
+	wantCode(t, exec(`ALTER TABLE shop.orders SET ('bucket' = '8')`), codes.InvalidArgument, "ALTER bucket")
+	wantCode(t, exec(`ALTER TABLE shop.orders ADD COLUMN x INT`), codes.Unimplemented, "ALTER ADD COLUMN")
+	count(`INSERT INTO shop.orders VALUES (10, 'z', 1, 'after alter')`)
+	if got := strings.Join(sortedRows(t, c, `SELECT count(*) FROM shop.orders`), ","); got != "9" {
+		t.Fatalf("count after ALTER + INSERT: %s", got)
+	}
+
 	wantCode(t, exec(`DROP DATABASE shop`), codes.InvalidArgument, "DROP DATABASE of a non-empty database")
 	must(`DROP TABLE shop.complex`)
 	wantCode(t, exec(`DROP TABLE shop.complex`), codes.NotFound, "DROP TABLE twice")

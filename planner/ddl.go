@@ -40,6 +40,8 @@ func (s *Statement) runDDL(ctx context.Context) (int64, error) {
 		}, d.IfNotExists)
 	case "DROP TABLE":
 		err = ed.DropTable(ctx, d.Database, d.Table, d.IfExists)
+	case "ALTER TABLE":
+		err = ed.AlterOptions(ctx, d.Database, d.Table, d.Options, d.Reset)
 	default:
 		return 0, unsupportedf("%s", d.Kind)
 	}

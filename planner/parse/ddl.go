@@ -33,7 +33,58 @@ type DDL struct {
 	PrimaryKey    []string
 	PartitionedBy []string
 	Options       map[string]string
+	Reset         []string // ALTER TABLE t RESET ('k', ...)
 	Comment       string
+}
+
+// parseAlter parses the tokens after ALTER:
+//
+//	ALTER TABLE [db.]t SET ('k' = 'v', ...)
+//	ALTER TABLE [db.]t RESET ('k', ...)
+func parseAlter(toks []token) (*DDL, error) {
+	d := &ddlParser{}
+	for _, t := range toks {
+		if t.kind != tSpace && t.kind != tComment {
+			d.sig = append(d.sig, t)
+		}
+	}
+	if !d.acceptWords("TABLE") {
+		return nil, paimon.Errorf(catalog.ErrUnsupported, "ALTER: only ALTER TABLE ... SET/RESET is supported")
+	}
+	out := &DDL{Kind: "ALTER TABLE"}
+	var err error
+	if out.Database, out.Table, err = d.qualified(); err != nil {
+		return nil, err
+	}
+	switch {
+	case d.acceptWords("SET"):
+		if out.Options, err = d.options(); err != nil {
+			return nil, err
+		}
+	case d.acceptWords("RESET"):
+		if !d.acceptPunct("(") {
+			return nil, d.errf("expected '(' after RESET")
+		}
+		for {
+			k, err := d.str("an option key")
+			if err != nil {
+				return nil, err
+			}
+			out.Reset = append(out.Reset, k)
+			if d.acceptPunct(")") {
+				break
+			}
+			if !d.acceptPunct(",") {
+				return nil, d.errf("expected ',' or ')' in RESET")
+			}
+		}
+	default:
+		if d.i < len(d.sig) && (isWord(d.sig[d.i], "ADD") || isWord(d.sig[d.i], "RENAME") || isWord(d.sig[d.i], "DROP") || isWord(d.sig[d.i], "MODIFY") || isWord(d.sig[d.i], "ALTER")) {
+			return nil, paimon.Errorf(catalog.ErrUnsupported, "ALTER TABLE ... %s: column changes are not supported yet (only SET/RESET options)", strings.ToUpper(d.sig[d.i].text))
+		}
+		return nil, d.errf("expected SET or RESET")
+	}
+	return out, d.end()
 }
 
 type ddlParser struct {

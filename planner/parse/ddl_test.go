@@ -86,3 +86,25 @@ func TestParseInsert(t *testing.T) {
 		}
 	}
 }
+
+func TestParseAlter(t *testing.T) {
+	st, err := Parse("ALTER TABLE db.t SET ('a' = '1', 'b' = '2')")
+	if err != nil || st.DDL.Kind != "ALTER TABLE" || st.DDL.Options["b"] != "2" || st.DDL.Table != "t" {
+		t.Fatalf("SET: %+v %v", st, err)
+	}
+	st, err = Parse("ALTER TABLE t RESET ('a', 'b')")
+	if err != nil || strings.Join(st.DDL.Reset, ",") != "a,b" {
+		t.Fatalf("RESET: %+v %v", st, err)
+	}
+	for sql, kind := range map[string]error{
+		"ALTER TABLE t ADD COLUMN x INT": catalog.ErrUnsupported,
+		"ALTER VIEW v SET ('a' = '1')":   catalog.ErrUnsupported,
+		"ALTER TABLE t SET ('a')":        catalog.ErrInvalid,
+		"ALTER TABLE t RESET ('a' 'b')":  catalog.ErrInvalid,
+		"ALTER TABLE t FROB":             catalog.ErrInvalid,
+	} {
+		if _, err := Parse(sql); !errors.Is(err, kind) {
+			t.Errorf("%s: got %v, want %v", sql, err, kind)
+		}
+	}
+}

@@ -153,6 +153,13 @@ func parse(ctx context.Context, sql string, lim Limits) (*Statement, error) {
 		}
 		p.st.Insert = in
 		return p.st, nil
+	case isWord(t, "ALTER"):
+		d, err := parseAlter(toks[i+1:])
+		if err != nil {
+			return nil, err
+		}
+		p.st.DDL = d
+		return p.st, nil
 	case isWord(t, "CREATE"), isWord(t, "DROP"):
 		d, err := parseDDL(toks[i+1:], isWord(t, "CREATE"))
 		if err != nil {
