@@ -273,7 +273,13 @@ func (c *coalescer) flush() error {
 	}
 	merged, err := concatBatches(c.s.mem, c.pending)
 	if err != nil {
-		return status.Error(codes.Internal, err.Error())
+		// A type Concatenate cannot merge: send the batches as they are.
+		for _, r := range c.pending {
+			if err := c.send(r); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	defer merged.Release()
 	return c.send(merged)
