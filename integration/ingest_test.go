@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	_ "github.com/duckdb/duckdb-go/v2"
 
@@ -334,4 +335,68 @@ func newClientAs(t *testing.T, srv *testServer, user, password string) *fsClient
 		t.Fatal(err)
 	}
 	return &fsClient{Client: cl, ctx: ctx, mem: mem}
+}
+
+// blockingReader yields its batch, then blocks until ctx ends.
+type blockingReader struct {
+	array.RecordReader
+	ctx  context.Context
+	sent bool
+	sig  chan struct{}
+}
+
+func (r *blockingReader) Next() bool {
+	if !r.sent {
+		r.sent = true
+		return r.RecordReader.Next()
+	}
+	close(r.sig)
+	<-r.ctx.Done()
+	return false
+}
+
+func (r *blockingReader) Err() error { return r.ctx.Err() }
+
+// TestBulkIngestCancelled: a client that cancels mid-stream leaves no
+// snapshot and no files the table references.
+func TestBulkIngestCancelled(t *testing.T) {
+	wh := ingestWarehouse(t)
+	srv := startServer(t, wh)
+	c := newClient(t, srv)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	rec, _ := ingestBatch(mem, 0, 100)
+	defer rec.Release()
+	if _, err := ingest(t, c, c.ctx, ingestOpts("items", create, failExists), rec); err != nil {
+		t.Fatal(err)
+	}
+	inner, err := array.NewRecordReader(rec.Schema(), []arrow.RecordBatch{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inner.Release()
+	ctx, cancel := context.WithCancel(c.ctx)
+	br := &blockingReader{RecordReader: inner, ctx: ctx, sig: make(chan struct{})}
+	go func() { <-br.sig; time.Sleep(50 * time.Millisecond); cancel() }()
+	if _, err := c.ExecuteIngest(ctx, br, ingestOpts("items", failMissing, appendMode)); err == nil {
+		t.Fatal("cancelled ingest succeeded")
+	}
+	// The server notices the cancellation and aborts; give it a moment.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		res, _ := c.mustQuery(t, c.ctx, `SELECT count(*) FROM items`)
+		if snapshotCount(t, wh, "items") == 1 && res.Rows[0] == "100" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after a cancelled ingest: %d snapshots, %v rows", snapshotCount(t, wh, "items"), res.Rows)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Its data files are deleted by the abort: only the first ingest's remain.
+	time.Sleep(200 * time.Millisecond)
+	files, _ := filepath.Glob(filepath.Join(wh, "default.db", "items", "bucket-0", "*.parquet"))
+	if len(files) != 1 {
+		t.Fatalf("%d data files after a cancelled ingest, want 1: %v", len(files), files)
+	}
 }
