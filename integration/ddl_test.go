@@ -167,6 +167,20 @@ func TestDDLThroughFlight(t *testing.T) {
 		t.Fatal("deleted branch still readable")
 	}
 
+	// UPDATE on a primary-key table rewrites the matching rows with their keys.
+	if n := count(`UPDATE shop.orders SET note = 'upd', amount = 7 WHERE dt = 'b'`); n != 2 {
+		t.Fatalf("UPDATE affected %d rows, want 2", n)
+	}
+	if got := strings.Join(sortedRows(t, c, `SELECT id, note, amount FROM shop.orders WHERE dt = 'b'`), ","); got != "3|upd|7,4|upd|7" {
+		t.Fatalf("after UPDATE: %s", got)
+	}
+	if got := strings.Join(sortedRows(t, c, `SELECT count(*) FROM shop.orders`), ","); got != "8" {
+		t.Fatalf("count after UPDATE: %s", got)
+	}
+	wantCode(t, exec(`UPDATE shop.orders SET id = 5 WHERE id = 1`), codes.InvalidArgument, "UPDATE of a key column")
+	must(`CREATE TABLE shop.plain (a INT)`)
+	wantCode(t, exec(`UPDATE shop.plain SET a = 1`), codes.Unimplemented, "UPDATE of an append table")
+
 	// ALTER TABLE SET/RESET writes the next schema file.
 	must(`ALTER TABLE shop.orders SET ('snapshot.num-retained.max' = '50', 'file.compression' = 'zstd')`)
 	must(`ALTER TABLE shop.orders RESET ('file.compression')`)

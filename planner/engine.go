@@ -186,7 +186,7 @@ func (e *Engine) Prepare(ctx context.Context, sql string, sess Session) (*Statem
 	case *sqlparser.Insert:
 		return nil, unsupportedf("INSERT (tables are read-only through SQL)")
 	case *sqlparser.Update:
-		return nil, unsupportedf("UPDATE")
+		return e.prepareUpdate(ctx, x, sess)
 	case *sqlparser.DDL:
 		return nil, unsupportedf("DDL statement %s", strings.ToUpper(x.Action))
 	case *sqlparser.Set:
