@@ -323,7 +323,19 @@ func (q *sqlServer) DoPutCommandStatementUpdate(ctx context.Context, cmd flights
 	if len(stmt.ParamTypes()) > 0 {
 		return 0, status.Errorf(codes.InvalidArgument, "%q has %d ? placeholders: prepare it and bind parameters", abbreviate(cmd.GetQuery()), len(stmt.ParamTypes()))
 	}
-	return s.runUpdate(ctx, stmt, [][]any{nil})
+	n, err := s.runUpdate(ctx, stmt, [][]any{nil})
+	s.logWrite(ctx, cmd.GetQuery(), n, err)
+	return n, err
+}
+
+// logWrite records every write statement with its user.
+func (s *Server) logWrite(ctx context.Context, sql string, rows int64, err error) {
+	id, _ := IdentityFromContext(ctx)
+	if err != nil {
+		s.log.Warn("write failed", "user", id.User, "sql", abbreviate(sql), "error", err)
+		return
+	}
+	s.log.Info("write", "user", id.User, "sql", abbreviate(sql), "rows", rows)
 }
 
 func (s *Server) checkWrite(ctx context.Context, sql string) error {
@@ -515,12 +527,9 @@ func (q *sqlServer) DoPutPreparedStatementUpdate(ctx context.Context, cmd flight
 	if len(rows) == 0 {
 		rows = [][]any{nil}
 	}
-	return s.runUpdate(ctx, stmt, rows)
-}
-
-func (q *sqlServer) DoPutCommandStatementIngest(ctx context.Context, cmd flightsql.StatementIngest, _ flight.MessageReader) (int64, error) {
-	noteCommand(ctx, "CommandStatementIngest", "")
-	return 0, status.Errorf(codes.Unimplemented, "bulk ingestion into %q is not supported: Paimon tables are read-only here except DELETE and CALL sys.compact", cmd.GetTable())
+	n, err := s.runUpdate(ctx, stmt, rows)
+	s.logWrite(ctx, h.SQL, n, err)
+	return n, err
 }
 
 func (q *sqlServer) BeginTransaction(ctx context.Context, _ flightsql.ActionBeginTransactionRequest) ([]byte, error) {
