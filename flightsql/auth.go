@@ -379,6 +379,9 @@ func sessionKeyOf(ctx context.Context, id Identity) string {
 
 // authUnary and authStream are the auth interceptors.
 func (s *Server) authUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if strings.HasPrefix(info.FullMethod, healthMethodPrefix) {
+		return handler(ctx, req) // peers probe health without credentials
+	}
 	id, issued, err := s.auth.authenticate(ctx, false)
 	if err != nil {
 		s.metrics.authFailures.Inc()
@@ -392,6 +395,9 @@ func (s *Server) authUnary(ctx context.Context, req any, info *grpc.UnaryServerI
 }
 
 func (s *Server) authStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if strings.HasPrefix(info.FullMethod, healthMethodPrefix) {
+		return handler(srv, ss)
+	}
 	handshake := strings.HasSuffix(info.FullMethod, "/Handshake")
 	id, issued, err := s.auth.authenticate(ss.Context(), handshake)
 	if err != nil {

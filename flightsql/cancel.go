@@ -86,3 +86,12 @@ func (r *queryRegistry) active() int {
 	}
 	return n
 }
+
+// isCancelled reports whether qid was cancelled on this node (and its
+// tickets have not expired since).
+func (r *queryRegistry) isCancelled(qid string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t, ok := r.cancelled[qid]
+	return ok && time.Now().Before(t)
+}

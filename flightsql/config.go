@@ -119,6 +119,23 @@ type Config struct {
 	// (default 30s), then fail with ResourceExhausted.
 	MaxConcurrentQueries int
 	QueueTimeout         time.Duration
+
+	// Advertise is the host:port other nodes and clients reach this node
+	// at; needed with Peers or PeersFile.
+	Advertise string
+	// Peers are the host:port of the other nodes serving the same
+	// warehouse with the same TokenKey (this node's own Advertise may be
+	// listed too). With peers, the endpoints of a result name the peers
+	// that pass health checks, round-robin by estimated bytes, this node
+	// included (as arrow-flight-reuse-connection://?): clients that fetch
+	// endpoints in parallel (ADBC) read from several nodes. See peers.go.
+	Peers []string
+	// PeersFile holds more peers, one host:port per line ('#' comments);
+	// it is re-read when its contents change (every PeerCheckInterval).
+	PeersFile string
+	// PeerCheckInterval is how often peers are health-checked (gRPC
+	// health, default 2s).
+	PeerCheckInterval time.Duration
 }
 
 // DefaultEndpointBytes is the default Config.EndpointBytes.
@@ -235,6 +252,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.QueueTimeout <= 0 {
 		c.QueueTimeout = 30 * time.Second
+	}
+	if c.PeerCheckInterval <= 0 {
+		c.PeerCheckInterval = 2 * time.Second
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -119,6 +120,20 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 		if stmt, err = s.prepareBound(ctx, spec.SQL, sess, kind, spec.Params); err != nil {
 			return err
 		}
+		if ep != nil && !stmt.IsUpdate() {
+			// Keep it for the query's other endpoints this node serves (a
+			// peer named in the locations, or after eviction): they reuse it
+			// as the planning node's endpoints do.
+			eps := ep.Of
+			if eps == 0 {
+				eps = max(stmt.NumPartitions(), 1)
+			}
+			s.plans.put(qid, spec, stmt, eps, time.Unix(spec.Exp, 0))
+			if cached, p, release := s.plans.get(qid, spec); cached != nil {
+				stmt, pool, mem = cached, p, p
+				defer release()
+			}
+		}
 	}
 	if stmt.IsUpdate() {
 		return status.Errorf(codes.InvalidArgument, "%q is an update statement and has no result stream", abbreviate(spec.SQL))
@@ -167,14 +182,19 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 		}
 	}()
 
+	co := &coalescer{s: s, wr: wr}
+	defer co.release()
 	for _, params := range paramRows {
 		for _, part := range parts {
-			n, err := s.streamPart(ctx, wr, stmt, sc, params, part, mem, pool)
+			n, err := s.streamPart(ctx, co, stmt, sc, params, part, mem, pool)
 			rows += n
 			if err != nil {
 				return err
 			}
 		}
+	}
+	if err := co.flush(); err != nil {
+		return err
 	}
 	if ep != nil {
 		s.plans.done(qid, ep.Part)
@@ -182,7 +202,7 @@ func (s *Server) stream(stream flight.FlightService_DoGetServer, spec execSpec, 
 	return nil
 }
 
-func (s *Server) streamPart(ctx context.Context, wr *recordWriter, stmt Statement, sc *arrow.Schema, params []any, part int, mem memory.Allocator, pool *bufpool.Pool) (int64, error) {
+func (s *Server) streamPart(ctx context.Context, co *coalescer, stmt Statement, sc *arrow.Schema, params []any, part int, mem memory.Allocator, pool *bufpool.Pool) (int64, error) {
 	var rdr array.RecordReader
 	var err error
 	if ps, ok := stmt.(PoolStatement); ok && pool != nil {
@@ -203,11 +223,10 @@ func (s *Server) streamPart(ctx context.Context, wr *recordWriter, stmt Statemen
 		if err != nil {
 			return rows, status.Error(codes.Internal, err.Error())
 		}
-		err = s.writeBatch(wr, rec)
 		n := rec.NumRows()
-		rec.Release()
+		err = co.add(rec)
 		if err != nil {
-			return rows, s.toStatus(err, phaseExec)
+			return rows, err
 		}
 		rows += n
 	}
@@ -221,6 +240,101 @@ func (s *Server) streamPart(ctx context.Context, wr *recordWriter, stmt Statemen
 }
 
 const defaultMaxMessageBytes = 4 << 20
+
+// coalesceRows bounds the batches streamPart merges: batches with fewer
+// rows are collected until the next one would exceed it.
+const coalesceRows = 1024
+
+// coalescer sends the batches of a stream, merging consecutive tiny ones
+// (one per small data file or partition) up to coalesceRows: fewer IPC
+// messages, and clients that read "the first batch" of a small result get
+// all of it.
+type coalescer struct {
+	s           *Server
+	wr          *recordWriter
+	pending     []arrow.RecordBatch
+	pendingRows int64
+}
+
+// add takes ownership of rec.
+func (c *coalescer) add(rec arrow.RecordBatch) error {
+	if rec.NumRows() < coalesceRows && c.pendingRows+rec.NumRows() <= coalesceRows {
+		c.pending = append(c.pending, rec)
+		c.pendingRows += rec.NumRows()
+		return nil
+	}
+	if err := c.flush(); err != nil {
+		rec.Release()
+		return err
+	}
+	defer rec.Release()
+	return c.send(rec)
+}
+
+func (c *coalescer) send(rec arrow.RecordBatch) error {
+	if err := c.s.writeBatch(c.wr, rec); err != nil {
+		return c.s.toStatus(err, phaseExec)
+	}
+	return nil
+}
+
+func (c *coalescer) flush() error {
+	defer c.release()
+	switch len(c.pending) {
+	case 0:
+		return nil
+	case 1:
+		return c.send(c.pending[0])
+	}
+	merged, err := concatBatches(c.s.mem, c.pending)
+	if err != nil {
+		// A type Concatenate cannot merge: send the batches as they are.
+		for _, r := range c.pending {
+			if err := c.send(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	defer merged.Release()
+	return c.send(merged)
+}
+
+func (c *coalescer) release() {
+	for _, r := range c.pending {
+		r.Release()
+	}
+	c.pending, c.pendingRows = nil, 0
+}
+
+// concatBatches concatenates batches of one schema column by column.
+func concatBatches(mem memory.Allocator, recs []arrow.RecordBatch) (arrow.RecordBatch, error) {
+	sc := recs[0].Schema()
+	cols := make([]arrow.Array, sc.NumFields())
+	var n int64
+	for _, r := range recs {
+		n += r.NumRows()
+	}
+	parts := make([]arrow.Array, len(recs))
+	for c := range cols {
+		for i, r := range recs {
+			parts[i] = r.Column(c)
+		}
+		col, err := array.Concatenate(parts, mem)
+		if err != nil {
+			for _, done := range cols[:c] {
+				done.Release()
+			}
+			return nil, fmt.Errorf("merging small batches: column %s: %w", sc.Field(c).Name, err)
+		}
+		cols[c] = col
+	}
+	out := array.NewRecordBatch(sc, cols, n)
+	for _, c := range cols {
+		c.Release()
+	}
+	return out, nil
+}
 
 // writeBatch sends rec, as slices of about half of MaxMessageBytes when it
 // is larger than that, so that skewed row sizes still stay under the limit.

@@ -20,7 +20,7 @@ type Session struct {
 	// the same statement (carried in a ticket): the engine opens those
 	// splits instead of planning the scans again.
 	Splits []byte
-	User     string // the authenticated user ("" without authentication)
+	User   string // the authenticated user ("" without authentication)
 }
 
 // Engine plans SQL text. It is the contract between the Flight SQL server

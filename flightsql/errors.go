@@ -75,6 +75,8 @@ func (s *Server) codeOf(err error, ph phase) codes.Code {
 		return codes.Unimplemented
 	case errors.Is(err, catalog.ErrInvalid):
 		return codes.InvalidArgument
+	case errors.Is(err, catalog.ErrExists):
+		return codes.AlreadyExists
 	}
 	if ph == phasePlan {
 		return codes.InvalidArgument

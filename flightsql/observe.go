@@ -104,6 +104,9 @@ func (s *Server) finish(ctx context.Context, method string, start time.Time, ci 
 }
 
 func (s *Server) observeUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if strings.HasPrefix(info.FullMethod, healthMethodPrefix) {
+		return handler(ctx, req) // a probe every few seconds per peer: not logged
+	}
 	start := time.Now()
 	ci := &callInfo{qid: newQueryID()}
 	ctx = context.WithValue(ctx, callInfoKey{}, ci)
@@ -113,6 +116,9 @@ func (s *Server) observeUnary(ctx context.Context, req any, info *grpc.UnaryServ
 }
 
 func (s *Server) observeStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if strings.HasPrefix(info.FullMethod, healthMethodPrefix) {
+		return handler(srv, ss)
+	}
 	start := time.Now()
 	ci := &callInfo{qid: newQueryID()}
 	ctx := context.WithValue(ss.Context(), callInfoKey{}, ci)

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
 // sqlServer implements arrow-go's flightsql.Server on top of Server.
@@ -249,7 +250,11 @@ func (s *Server) flightInfo(ctx context.Context, stmt Statement, spec execSpec, 
 		if err != nil {
 			return nil, status.Error(codes.Internal, err.Error())
 		}
-		info.Endpoint = append(info.Endpoint, &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: tkt}})
+		info.Endpoint = append(info.Endpoint, &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: tkt},
+			ExpirationTime: timestamppb.New(time.Unix(spec.Exp, 0))})
+	}
+	if s.peers != nil {
+		s.peers.assign(info.Endpoint, endpointWeights(stmt, eps, of, n))
 	}
 	s.plans.put(qid, spec, stmt, eps, time.Unix(spec.Exp, 0))
 	return info, nil
@@ -318,7 +323,19 @@ func (q *sqlServer) DoPutCommandStatementUpdate(ctx context.Context, cmd flights
 	if len(stmt.ParamTypes()) > 0 {
 		return 0, status.Errorf(codes.InvalidArgument, "%q has %d ? placeholders: prepare it and bind parameters", abbreviate(cmd.GetQuery()), len(stmt.ParamTypes()))
 	}
-	return s.runUpdate(ctx, stmt, [][]any{nil})
+	n, err := s.runUpdate(ctx, stmt, [][]any{nil})
+	s.logWrite(ctx, cmd.GetQuery(), n, err)
+	return n, err
+}
+
+// logWrite records every write statement with its user.
+func (s *Server) logWrite(ctx context.Context, sql string, rows int64, err error) {
+	id, _ := IdentityFromContext(ctx)
+	if err != nil {
+		s.log.Warn("write failed", "user", id.User, "sql", abbreviate(sql), "error", err)
+		return
+	}
+	s.log.Info("write", "user", id.User, "sql", abbreviate(sql), "rows", rows)
 }
 
 func (s *Server) checkWrite(ctx context.Context, sql string) error {
@@ -510,12 +527,9 @@ func (q *sqlServer) DoPutPreparedStatementUpdate(ctx context.Context, cmd flight
 	if len(rows) == 0 {
 		rows = [][]any{nil}
 	}
-	return s.runUpdate(ctx, stmt, rows)
-}
-
-func (q *sqlServer) DoPutCommandStatementIngest(ctx context.Context, cmd flightsql.StatementIngest, _ flight.MessageReader) (int64, error) {
-	noteCommand(ctx, "CommandStatementIngest", "")
-	return 0, status.Errorf(codes.Unimplemented, "bulk ingestion into %q is not supported: Paimon tables are read-only here except DELETE and CALL sys.compact", cmd.GetTable())
+	n, err := s.runUpdate(ctx, stmt, rows)
+	s.logWrite(ctx, h.SQL, n, err)
+	return n, err
 }
 
 func (q *sqlServer) BeginTransaction(ctx context.Context, _ flightsql.ActionBeginTransactionRequest) ([]byte, error) {

@@ -21,6 +21,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -52,6 +54,10 @@ type Server struct {
 	httpLis net.Listener
 	// stopReload ends the users/key file watcher (nil when not running).
 	stopReload chan struct{}
+	// health is the gRPC health service peers probe; peers spreads
+	// endpoints across nodes (nil without Config.Peers/PeersFile).
+	health *health.Server
+	peers  *peerSet
 }
 
 // Reload re-reads the users file and the token key file now (the server
@@ -165,6 +171,11 @@ func NewServer(cfg Config, eng Engine, cat catalog.Catalog) (*Server, error) {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(tlsCfg)))
 	}
 	s.grpc = grpc.NewServer(opts...)
+	if s.peers, err = newPeerSet(&s.cfg, tlsCfg, s.log.Info); err != nil {
+		return nil, err
+	}
+	s.health = health.NewServer()
+	healthpb.RegisterHealthServer(s.grpc, s.health)
 	svc := &flightService{FlightServer: flightsql.NewFlightServerWithAllocator(s.sql, s.mem), s: s}
 	flight.RegisterFlightServiceServer(s.grpc, svc)
 	return s, nil
@@ -179,6 +190,7 @@ func (s *Server) Serve(lis net.Listener) error {
 		}
 	}
 	s.startReloader()
+	s.startPeers()
 	s.log.Info("flight sql server listening", "addr", lis.Addr().String(), "tls", s.cfg.TLSCertFile != "", "auth", !s.cfg.NoAuth, "catalog", s.cfg.Catalog)
 	err := s.grpc.Serve(lis)
 	if errors.Is(err, grpc.ErrServerStopped) {
@@ -243,6 +255,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.stopReload = nil
 	}
 	s.mu.Unlock()
+	s.health.Shutdown() // peers stop naming this node while it drains
+	s.stopPeers()
 	if httpSrv != nil {
 		_ = httpSrv.Shutdown(ctx)
 	}
@@ -312,6 +326,7 @@ func (f *flightService) ListActions(_ *flight.Empty, stream flight.FlightService
 		flight.SetSessionOptionsActionType,
 		flight.GetSessionOptionsActionType,
 		flight.CloseSessionActionType,
+		flight.RenewFlightEndpointActionType,
 	} {
 		if err := stream.Send(&flight.ActionType{Type: a}); err != nil {
 			return err

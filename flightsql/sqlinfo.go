@@ -19,7 +19,7 @@ func (q *sqlServer) sqlInfoValues() map[uint32]any {
 		0:   "Apache Paimon Flight SQL",                 // FLIGHT_SQL_SERVER_NAME
 		1:   q.s.cfg.ServerVersion,                      // FLIGHT_SQL_SERVER_VERSION
 		2:   "18.8.0",                                   // FLIGHT_SQL_SERVER_ARROW_VERSION
-		3:   false,                                      // READ_ONLY (DELETE and CALL are allowed)
+		3:   false,                                      // READ_ONLY (ingest, DDL, INSERT, DELETE and CALL are allowed)
 		4:   true,                                       // SERVER_SQL
 		5:   false,                                      // SERVER_SUBSTRAIT
 		8:   int32(0),                                   // SERVER_TRANSACTION: none

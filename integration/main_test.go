@@ -20,6 +20,9 @@ var (
 	// demoWarehouse is the demo warehouse built once for the test binary
 	// (read-only for tests: copy it with copyWarehouse before writing).
 	demoWarehouse string
+	// integrationTmp is removed when the test binary ends (holds the
+	// versitygw build of s3_test.go).
+	integrationTmp string
 )
 
 func TestMain(m *testing.M) {
@@ -34,6 +37,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(tmp)
+	integrationTmp = tmp
 	demoWarehouse = filepath.Join(tmp, "demo")
 	start := time.Now()
 	if err := write.BuildDemo(context.Background(), demoWarehouse, demoScale, nil); err != nil {

@@ -448,6 +448,19 @@ func memoPartitionFilter(keep func([]byte) bool) func([]byte) bool {
 // previously added identity. Live ADD entries are returned in first-seen
 // order; DELETEs whose ADD was never seen are dropped.
 func MergeEntries(groups [][]ManifestEntry) ([]ManifestEntry, error) {
+	return mergeEntries(groups, false)
+}
+
+// FoldEntries is MergeEntries for rewriting manifests (the commit's manifest
+// merge, FileEntry.mergeEntries as ManifestFileMerger uses it): DELETEs whose
+// ADD is not among groups stay, in first-seen order among the ADDs, because
+// their ADD lives in a manifest outside the merged group. The result holds
+// the live ADDs and those pending DELETEs.
+func FoldEntries(groups [][]ManifestEntry) ([]ManifestEntry, error) {
+	return mergeEntries(groups, true)
+}
+
+func mergeEntries(groups [][]ManifestEntry, keepDeletes bool) ([]ManifestEntry, error) {
 	// Track entries by position, not by copy: a ManifestEntry is a few
 	// hundred bytes and large tables hold hundreds of thousands of them.
 	type pos struct{ g, i int32 }
@@ -464,20 +477,24 @@ func MergeEntries(groups [][]ManifestEntry) ([]ManifestEntry, error) {
 			id := e.Identifier()
 			switch e.Kind {
 			case FileKindAdd:
-				if i, ok := index[id]; ok && live[i] {
+				if i, ok := index[id]; ok && live[i] && groups[order[i].g][order[i].i].Kind == FileKindAdd {
 					return nil, fmt.Errorf("%w: file %s is added twice", ErrCorrupt, id)
 				}
-				index[id] = len(order)
-				order = append(order, pos{int32(gi), int32(ei)})
-				live = append(live, true)
 			case FileKindDelete:
-				if i, ok := index[id]; ok && live[i] {
+				if i, ok := index[id]; ok && live[i] && groups[order[i].g][order[i].i].Kind == FileKindAdd {
 					live[i] = false
 					delete(index, id)
+					continue
+				}
+				if !keepDeletes {
+					continue
 				}
 			default:
 				return nil, fmt.Errorf("%w: unknown file kind %d", ErrCorrupt, e.Kind)
 			}
+			index[id] = len(order)
+			order = append(order, pos{int32(gi), int32(ei)})
+			live = append(live, true)
 		}
 	}
 	out := make([]ManifestEntry, 0, len(index))

@@ -259,3 +259,30 @@ func TestWriteReadCycle(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// FoldEntries keeps DELETEs whose ADD lies outside the merged manifests (the
+// manifest merge of a commit); MergeEntries drops them.
+func TestFoldEntriesKeepsPendingDeletes(t *testing.T) {
+	mk := func(k FileKind, name string) ManifestEntry {
+		return ManifestEntry{Kind: k, Partition: EmptyRowBytes(), File: DataFileMeta{FileName: name, ExtraFiles: []string{}}}
+	}
+	groups := [][]ManifestEntry{{mk(FileKindDelete, "old"), mk(FileKindAdd, "a")}, {mk(FileKindAdd, "b"), mk(FileKindDelete, "a")}}
+	folded, err := FoldEntries(groups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range folded {
+		got = append(got, e.Kind.String()+":"+e.File.FileName)
+	}
+	if strings.Join(got, ",") != "DELETE:old,ADD:b" {
+		t.Fatalf("FoldEntries = %v", got)
+	}
+	live, err := MergeEntries(groups)
+	if err != nil || len(live) != 1 || live[0].File.FileName != "b" {
+		t.Fatalf("MergeEntries = %v, %v", live, err)
+	}
+	if _, err := FoldEntries([][]ManifestEntry{{mk(FileKindAdd, "a")}, {mk(FileKindAdd, "a")}}); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("duplicate ADD: %v", err)
+	}
+}

@@ -98,6 +98,8 @@ const (
 	kindCompact
 	kindRows         // precomputed string rows (DESCRIBE, SHOW CREATE TABLE)
 	kindHousekeeping // CALL sys.expire_snapshots / sys.remove_orphan_files (procedures.go)
+	kindDDL          // CREATE/DROP DATABASE/TABLE (ddl.go)
+	kindInsert       // INSERT INTO (insert.go)
 )
 
 // Statement is a planned SQL statement. It may be executed many times and
@@ -127,7 +129,9 @@ type Statement struct {
 	delWhere  sqlparser.Expr
 	delAlias  string
 	delParams []arrow.DataType
-	proc      *procCall // kindHousekeeping
+	proc      *procCall   // kindHousekeeping
+	ddl       *parse.DDL  // kindDDL
+	ins       *insertPlan // kindInsert
 }
 
 // Prepare parses and plans sql. It reads metadata only (a scan is planned
@@ -171,6 +175,12 @@ func (e *Engine) Prepare(ctx context.Context, sql string, sess Session) (*Statem
 	if pst.Call != nil {
 		return e.prepareCall(ctx, pst.Call, sess)
 	}
+	if pst.DDL != nil {
+		return e.prepareDDL(pst.DDL, sess)
+	}
+	if pst.Insert != nil {
+		return e.prepareInsert(ctx, pst.Insert, sess)
+	}
 	switch x := pst.Other.(type) {
 	case *sqlparser.Show:
 		return e.prepareShow(ctx, x, sess)
@@ -179,7 +189,7 @@ func (e *Engine) Prepare(ctx context.Context, sql string, sess Session) (*Statem
 	case *sqlparser.Insert:
 		return nil, unsupportedf("INSERT (tables are read-only through SQL)")
 	case *sqlparser.Update:
-		return nil, unsupportedf("UPDATE")
+		return e.prepareUpdate(ctx, x, sess)
 	case *sqlparser.DDL:
 		return nil, unsupportedf("DDL statement %s", strings.ToUpper(x.Action))
 	case *sqlparser.Set:
@@ -295,7 +305,7 @@ func (e *Engine) prepareCall(ctx context.Context, c *parse.Call, sess Session) (
 		return st, err
 	}
 	if c.Proc != "sys.compact" && c.Proc != "compact" {
-		return nil, unsupportedf("procedure %s (supported: sys.compact, sys.expire_snapshots, sys.remove_orphan_files)", c.Proc)
+		return nil, unsupportedf("procedure %s (supported: sys.compact, sys.expire_snapshots, sys.remove_orphan_files, sys.create_tag, sys.delete_tag, sys.create_branch, sys.delete_branch)", c.Proc)
 	}
 	if len(c.Args) < 1 || len(c.Args) > 2 {
 		return nil, invalidf("sys.compact takes 'db.table' and optionally 'full', got %d argument(s)", len(c.Args))
@@ -330,7 +340,7 @@ func (e *Engine) prepareCall(ctx context.Context, c *parse.Call, sess Session) (
 
 // IsUpdate reports whether the statement is DELETE or CALL.
 func (s *Statement) IsUpdate() bool {
-	return s.kind == kindDelete || s.kind == kindCompact || s.kind == kindHousekeeping
+	return s.kind == kindDelete || s.kind == kindCompact || s.kind == kindHousekeeping || s.kind == kindDDL || s.kind == kindInsert
 }
 
 // Schema is the result schema of a query (nil for updates).
@@ -348,6 +358,8 @@ func (s *Statement) ParamTypes() []arrow.DataType {
 		return s.sq.params
 	case kindDelete:
 		return s.delParams
+	case kindInsert:
+		return s.ins.src.ParamTypes()
 	}
 	return nil
 }
@@ -502,6 +514,10 @@ func (s *Statement) ExecuteUpdate(ctx context.Context, params []any) (int64, err
 		return 0, nil
 	case kindHousekeeping:
 		return s.runHousekeeping(ctx)
+	case kindDDL:
+		return s.runDDL(ctx)
+	case kindInsert:
+		return s.runInsert(ctx, params)
 	}
 	return 0, invalidf("statement is a query: use Execute")
 }

@@ -28,6 +28,10 @@ type procKind int
 const (
 	procExpire procKind = iota + 1
 	procOrphans
+	procCreateTag
+	procDeleteTag
+	procCreateBranch
+	procDeleteBranch
 )
 
 // procCall is a planned housekeeping procedure.
@@ -36,11 +40,20 @@ type procCall struct {
 	expire    catalog.ExpireRequest
 	olderThan time.Time // remove_orphan_files (zero: Paimon's default, a day ago)
 	dryRun    bool
+	// create_tag / delete_tag / create_branch / delete_branch
+	id       catalog.Identifier
+	names    []string // tags or branches (delete_* take a comma-separated list)
+	fromTag  string
+	snapshot int64
 }
 
 var procParams = map[string][]string{
 	"sys.expire_snapshots":    {"table", "retain_max", "retain_min", "older_than", "max_deletes"},
 	"sys.remove_orphan_files": {"table", "older_than", "dry_run"},
+	"sys.create_tag":          {"table", "tag", "snapshot_id", "time_retained"},
+	"sys.delete_tag":          {"table", "tag"},
+	"sys.create_branch":       {"table", "branch", "tag"},
+	"sys.delete_branch":       {"table", "branch"},
 }
 
 // prepareHousekeeping plans expire_snapshots and remove_orphan_files; ok
@@ -78,6 +91,10 @@ func (e *Engine) prepareHousekeeping(ctx context.Context, c *parse.Call, sess Se
 	}
 	pc := &procCall{}
 	switch proc {
+	case "sys.create_tag", "sys.delete_tag", "sys.create_branch", "sys.delete_branch":
+		if err := e.prepareRefProc(proc, args, t, pc); err != nil {
+			return nil, true, err
+		}
 	case "sys.expire_snapshots":
 		if _, ok := t.(catalog.SnapshotExpirer); !ok {
 			return nil, true, unsupportedf("%s on table %s (it has no snapshots to expire)", proc, name)
@@ -187,6 +204,8 @@ func (s *Statement) runHousekeeping(ctx context.Context) (int64, error) {
 			return 0, fmt.Errorf("sys.remove_orphan_files(%s): %w", s.tableName, err)
 		}
 		return int64(n), nil
+	case procCreateTag, procDeleteTag, procCreateBranch, procDeleteBranch:
+		return s.runRefProc(ctx)
 	}
 	return 0, invalidf("unknown procedure")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -20,7 +21,21 @@ func init() {
 }
 
 // openTablePath opens the Paimon table at a directory path on branch.
-func openTablePath(ctx context.Context, tablePath, branch string) (*paimon.Table, error) {
+// An s3:// or s3a:// URL is opened with a FileIO rooted at its parent,
+// configured by catalogOptions.
+func openTablePath(ctx context.Context, tablePath, branch string, catalogOptions map[string]string) (*paimon.Table, error) {
+	if fileio.IsS3URL(tablePath) {
+		u := strings.TrimRight(tablePath, "/")
+		i := strings.LastIndex(u, "/")
+		if i < 0 || strings.HasSuffix(u[:i], "/") || strings.HasSuffix(u[:i], ":") {
+			return nil, fmt.Errorf("table %s: want s3://bucket/.../db.db/table", tablePath)
+		}
+		fio, err := openWarehouse(ctx, u[:i], catalogOptions)
+		if err != nil {
+			return nil, err
+		}
+		return paimon.OpenTable(ctx, fio, u[i+1:], branch)
+	}
 	abs, err := existingDir(tablePath, "table")
 	if err != nil {
 		return nil, err
@@ -40,6 +55,8 @@ func runCat(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	branch := fs.String("branch", "", "read branch `B`")
 	columns := fs.String("columns", "", "comma-separated `columns` to print (default all)")
 	format := fs.String("format", "jsonl", "output `format`: jsonl, csv or table")
+	catOpts := kvFlag{}
+	fs.Var(catOpts, "catalog-option", "catalog option `key=value` for an s3:// table (s3.endpoint, s3.access-key, ...); repeatable")
 	ro := fs.Bool("ro", false, "read-optimized: top LSM level only, no merge ($ro)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: paimon-flightsql cat TABLE_PATH [--snapshot N | --tag T | --timestamp MS] [--branch B] [--columns a,b] [--format jsonl|csv|table] [--ro]")
@@ -56,7 +73,7 @@ func runCat(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	t, err := openTablePath(ctx, pos[0], *branch)
+	t, err := openTablePath(ctx, pos[0], *branch, catOpts)
 	if err != nil {
 		return err
 	}

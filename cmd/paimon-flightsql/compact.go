@@ -16,9 +16,11 @@ func init() {
 
 func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("compact", flag.ContinueOnError)
-	warehouse := fs.String("warehouse", "", "warehouse `directory`")
+	warehouse := fs.String("warehouse", "", "warehouse `directory` or s3://bucket/prefix URL")
 	full := fs.Bool("full", false, "full compaction: rewrite every bucket into the top level (clears deletion vectors)")
 	branch := fs.String("branch", "", "compact branch `B`")
+	catOpts := kvFlag{}
+	fs.Var(catOpts, "catalog-option", "catalog option `key=value` (e.g. s3.endpoint=http://host:9000); repeatable")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: paimon-flightsql compact --warehouse W db.t [--full]")
 		fs.PrintDefaults()
@@ -34,7 +36,7 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if !ok || db == "" || table == "" {
 		return fmt.Errorf("table name %q: want db.table", pos[0])
 	}
-	fio, err := openWarehouse(*warehouse)
+	fio, err := openWarehouse(ctx, *warehouse, catOpts)
 	if err != nil {
 		return err
 	}

@@ -118,6 +118,8 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	snapshot := fs.Int64("snapshot", 0, "inspect snapshot `N` (default latest)")
 	branch := fs.String("branch", "", "inspect branch `B`")
 	asJSON := fs.Bool("json", false, "print JSON")
+	catOpts := kvFlag{}
+	fs.Var(catOpts, "catalog-option", "catalog option `key=value` for an s3:// table (s3.endpoint, s3.access-key, ...); repeatable")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: paimon-flightsql inspect TABLE_PATH [--snapshot N] [--branch B] [--json]")
 		fs.PrintDefaults()
@@ -129,7 +131,7 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := needArgs(fs, pos, 1, "one TABLE_PATH", stderr); err != nil {
 		return err
 	}
-	t, err := openTablePath(ctx, pos[0], *branch)
+	t, err := openTablePath(ctx, pos[0], *branch, catOpts)
 	if err != nil {
 		return err
 	}

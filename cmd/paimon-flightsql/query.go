@@ -19,7 +19,7 @@ func init() {
 
 func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("query", flag.ContinueOnError)
-	warehouse := fs.String("warehouse", "", "warehouse `directory` (holds <db>.db/<table>)")
+	warehouse := fs.String("warehouse", "", "warehouse `directory` or s3://bucket/prefix URL (holds <db>.db/<table>)")
 	format := fs.String("format", "table", "output `format`: table, csv or jsonl")
 	database := fs.String("database", "default", "current `database` for unqualified names")
 	opts := kvFlag{}
@@ -43,7 +43,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	cat, err := openCatalog(*warehouse, catOpts)
+	cat, err := openCatalog(ctx, *warehouse, catOpts)
 	if err != nil {
 		return err
 	}

@@ -50,7 +50,7 @@ func newFlightServer(cfg flightsql.Config, cat catalog.Catalog, popts planner.Op
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	warehouse := fs.String("warehouse", "", "warehouse `directory` to serve")
+	warehouse := fs.String("warehouse", "", "warehouse `directory` or s3://bucket/prefix URL to serve")
 	demo := fs.Bool("demo", false, "serve the demo warehouse (built on first run in --data-dir)")
 	dataDir := fs.String("data-dir", defaultDemoDir(), "`directory` of the demo warehouse")
 	demoScale := fs.Float64("demo-scale", defaultDemoScale, "lineitem size of a newly built demo warehouse (1 → ~1M rows)")
@@ -79,6 +79,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	spillLimit := fs.String("spill-limit", "", "server-wide disk `size` (e.g. 20GiB) of all spill files at once (default/0: unlimited; \"off\" disables spilling)")
 	maxStmt := fs.Int("max-statement-bytes", 0, "longest SQL text accepted, in `bytes` (0 = 4 MiB, -1 = unlimited)")
 	maxDepth := fs.Int("max-expression-depth", 0, "longest run of prefix operators (NOT, -, ~) nested without parentheses (0 = 256, -1 = unlimited; parentheses are capped at 190 levels)")
+	advertise := fs.String("advertise", "", "`host:port` peers and clients reach this node at (needed with --peers/--peers-file)")
+	peers := fs.String("peers", "", "comma-separated `host:port` list of the nodes serving the same warehouse with the same --token-key-file; result endpoints are spread across the healthy ones")
+	peersFile := fs.String("peers-file", "", "`file` of peers, one host:port per line; re-read when it changes")
+	peerCheck := fs.Duration("peer-check-interval", 2*time.Second, "how often peers are health-checked (and --peers-file re-read)")
 	catOpts := kvFlag{}
 	fs.Var(catOpts, "catalog-option", "catalog option `key=value`; repeatable")
 	fs.Usage = func() {
@@ -96,7 +100,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case *demo:
 		dir = *dataDir
 		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-			if err := buildDemo(ctx, dir, *demoScale, stderr); err != nil {
+			if err := buildDemo(ctx, dir, *demoScale, nil, stderr); err != nil {
 				return err
 			}
 		}
@@ -104,7 +108,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return errUsage
 	}
-	cat, err := openCatalog(dir, catOpts)
+	cat, err := openCatalog(ctx, dir, catOpts)
 	if err != nil {
 		return err
 	}
@@ -115,6 +119,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		MaxEndpoints: *maxEndpoints, EndpointBytes: *endpointMiB << 20,
 		MaxConcurrentQueries: *maxQueries, QueueTimeout: *queueTimeout,
 		ReloadInterval: *reload,
+		Advertise:      *advertise, PeersFile: *peersFile, PeerCheckInterval: *peerCheck,
+	}
+	for _, p := range strings.Split(*peers, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			cfg.Peers = append(cfg.Peers, p)
+		}
 	}
 	if *oidcIssuer != "" {
 		o := &flightsql.OIDCConfig{Issuer: *oidcIssuer, JWKSURL: *jwksURL, Audience: *oidcAudience, UserClaim: *oidcUserClaim}

@@ -27,25 +27,26 @@ func RepoConfig() Config {
 		// listed ancestor, except under internal/: there is no "internal"
 		// entry, so every internal/ package must be listed itself.
 		Layers: map[string]int{
-			"orc":               layerLeaf, // standalone ORC decoder (stdlib, Arrow, compressors)
-			"internal/bufpool":  layerLeaf, // pooled Arrow allocator; imports only Arrow memory; used by paimon/scan and flightsql
-			"internal/rowfmt":   layerLeaf, // Arrow rows as JSON/CSV/text; imports only Arrow; used by cmd and tests
-			"internal/testutil": layerLeaf, // test helpers (fixtures, checked allocators); test-only
-			"internal/archtest": layerLeaf, // this lint; imports only the standard library
-			"internal/panics":   layerLeaf, // recovered panics as errors; imports only the standard library
-			"internal/metrics":  layerLeaf, // process-wide Prometheus metrics (queue, memory, spills); imports only client_golang
-			"deletion":          layerDeletion,
-			"paimon":            layerPaimon,
-			"internal/orctest":  layerPaimon, // ORC writer for tests; imports paimon/types; test-only
-			"catalog":           layerCatalog,
-			"sysviews":          layerSysviews,
-			"planner":           layerPlanner,
-			"flightsql":         layerFlightSQL,
-			"cmd":               layerCmd,
+			"orc":                      layerLeaf, // standalone ORC decoder (stdlib, Arrow, compressors)
+			"internal/bufpool":         layerLeaf, // pooled Arrow allocator; imports only Arrow memory; used by paimon/scan and flightsql
+			"internal/rowfmt":          layerLeaf, // Arrow rows as JSON/CSV/text; imports only Arrow; used by cmd and tests
+			"internal/testutil":        layerLeaf, // test helpers (fixtures, checked allocators); test-only
+			"internal/archtest":        layerLeaf, // this lint; imports only the standard library
+			"internal/panics":          layerLeaf, // recovered panics as errors; imports only the standard library
+			"internal/metrics":         layerLeaf, // process-wide Prometheus metrics (queue, memory, spills); imports only client_golang
+			"deletion":                 layerDeletion,
+			"paimon":                   layerPaimon,
+			"internal/orctest":         layerPaimon, // ORC writer for tests; imports paimon/types; test-only
+			"paimon/fileio/fileiotest": layerPaimon, // FileIO conformance suite; imports paimon/fileio; test-only
+			"catalog":                  layerCatalog,
+			"sysviews":                 layerSysviews,
+			"planner":                  layerPlanner,
+			"flightsql":                layerFlightSQL,
+			"cmd":                      layerCmd,
 		},
 
 		// Packages that only _test.go files (and the package itself) may import.
-		TestOnly: []string{"internal/testutil", "internal/orctest"},
+		TestOnly: []string{"internal/testutil", "internal/orctest", "paimon/fileio/fileiotest"},
 
 		// Sub-layers, derived from `go list -f '{{.ImportPath}} {{.Imports}}'`.
 		// Inside a tree, non-test code imports only strictly lower ranks;
@@ -58,9 +59,10 @@ func RepoConfig() Config {
 				"paimon/types":  0, // logical types
 				"paimon/fileio": 0, // FileIO
 				// 1
-				"paimon/predicate": 1, // types
-				"paimon":           1, // metadata models; fileio, types (and orc)
-				"internal/orctest": 1, // types (a member of the tree though it lives in internal/)
+				"paimon/predicate":         1, // types
+				"paimon":                   1, // metadata models; fileio, types (and orc)
+				"paimon/fileio/fileiotest": 1, // FileIO conformance suite; fileio; test-only
+				"internal/orctest":         1, // types (a member of the tree though it lives in internal/)
 				// 2
 				"paimon/binrow":    2, // predicate, types
 				"paimon/partition": 2, // predicate, types

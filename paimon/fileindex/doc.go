@@ -17,6 +17,9 @@
 //   - "range-bitmap": RangeBitmapFileIndex (sorted chunked dictionary of the
 //     distinct values plus a bit-sliced index of each row's dictionary code).
 //
+// It also decodes BTree global index files (btree.go: key → row ordinals in
+// an SST layout); the scan does not use them yet.
+//
 // Invariants:
 //
 //   - An index is an accelerator only. Every Result is a superset of the rows

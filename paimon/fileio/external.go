@@ -117,6 +117,12 @@ func (e *External) route(p string) (FileIO, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	// An s3:// or s3a:// URI inside an S3 warehouse is a path there.
+	if s, ok := e.FileIO.(*S3); ok && IsS3URL(p) {
+		if _, err := s.key(p); err == nil {
+			return s, p, nil
+		}
+	}
 	if !isFile {
 		scheme := uriScheme.FindStringSubmatch(p)[1]
 		for _, r := range e.roots {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"strings"
 
 	"github.com/parquet-go/parquet-go/deprecated"
 )
@@ -44,4 +45,19 @@ func abs64(x int64) int64 {
 		return -x
 	}
 	return x
+}
+
+// explainInt96 names the limitation behind pqarrow's rejection of an INT96
+// value: parquet-cpp writes instants before 1970 with a negative
+// nanoseconds-of-day field, which only this package's own decoder (the flat
+// fast path, int96.go) accepts. An INT96 column inside a nested column, or
+// any INT96 column read with DisableFastPath, goes through pqarrow, which
+// refuses such a value; the read then fails with this error rather than
+// returning a wrong timestamp.
+func explainInt96(err error) error {
+	if err == nil || !strings.Contains(err.Error(), "parquet INT96 timestamp") {
+		return err
+	}
+	return fmt.Errorf("INT96 timestamp with a negative nanoseconds-of-day field (an instant before 1970 as parquet-cpp writes it) "+
+		"is decoded only for a top-level INT96 column on the fast path, not inside a nested column or with the fast path disabled: %w", err)
 }

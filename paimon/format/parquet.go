@@ -325,7 +325,7 @@ func (r *parquetReader) next1() (ok bool) {
 			if len(r.leaves) > 0 {
 				rr, err := r.fr.GetRecordReader(r.ctx, r.leaves, run)
 				if err != nil {
-					r.err = fmt.Errorf("read parquet file %s: %w", r.f.name, err)
+					r.err = fmt.Errorf("read parquet file %s: %w", r.f.name, explainInt96(err))
 					return false
 				}
 				r.rr = rr
@@ -349,7 +349,7 @@ func (r *parquetReader) next1() (ok bool) {
 		r.rr.Release()
 		r.rr = nil
 		if err != nil {
-			r.err = fmt.Errorf("read parquet file %s: %w", r.f.name, err)
+			r.err = fmt.Errorf("read parquet file %s: %w", r.f.name, explainInt96(err))
 			return false
 		}
 		if r.pos != r.runEnd {

@@ -3,7 +3,6 @@ package write
 import (
 	"bytes"
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -17,125 +16,53 @@ import (
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
 )
 
-// entryKey is FileEntry.Identifier: (partition, bucket, level, file name,
-// extra files, embedded index, external path).
-func entryKey(e *manifestEntry) string {
-	var b strings.Builder
-	b.WriteString(hex.EncodeToString(e.Partition))
-	b.WriteByte('|')
-	b.WriteString(strconv.Itoa(int(e.Bucket)))
-	b.WriteByte('|')
-	b.WriteString(strconv.Itoa(int(e.File.Level)))
-	b.WriteByte('|')
-	b.WriteString(e.File.FileName)
-	b.WriteByte('|')
-	b.WriteString(strings.Join(e.File.ExtraFiles, ","))
-	b.WriteByte('|')
-	b.WriteString(hex.EncodeToString(e.File.EmbeddedFileIndex))
-	b.WriteByte('|')
-	if e.File.ExternalPath != nil {
-		b.WriteString(*e.File.ExternalPath)
-	}
-	return b.String()
-}
-
-// foldEntries merges entries in order: an ADD inserts, a DELETE cancels a
-// previous ADD or is kept pending (paimon-format.md §10.1).
-func foldEntries(entries []manifestEntry) ([]manifestEntry, error) {
-	idx := map[string]int{}
-	var out []manifestEntry
-	alive := []bool{}
-	for _, e := range entries {
-		k := entryKey(&e)
-		if e.Kind == kindAdd {
-			if i, ok := idx[k]; ok && alive[i] && out[i].Kind == kindAdd {
-				return nil, fmt.Errorf("%w: file %s is added twice", paimon.ErrCorrupt, e.File.FileName)
-			}
-			idx[k] = len(out)
-			out = append(out, e)
-			alive = append(alive, true)
-			continue
-		}
-		if i, ok := idx[k]; ok && alive[i] && out[i].Kind == kindAdd {
-			alive[i] = false
-			delete(idx, k)
-			continue
-		}
-		idx[k] = len(out)
-		out = append(out, e)
-		alive = append(alive, true)
-	}
-	res := out[:0]
-	for i, e := range out {
-		if alive[i] {
-			res = append(res, e)
-		}
-	}
-	return res, nil
-}
-
 // manifestsOf returns the data manifests of a snapshot (base then delta).
-func (t *Table) manifestsOf(ctx context.Context, s *paimon.Snapshot) ([]manifestFileMeta, error) {
-	base, err := readManifestList(ctx, t.io, t.root, s.BaseManifestList)
+func (t *Table) manifestsOf(ctx context.Context, s *paimon.Snapshot) ([]paimon.ManifestFileMeta, error) {
+	base, err := t.meta.ReadManifestList(ctx, s.BaseManifestList, "avro")
 	if err != nil {
 		return nil, err
 	}
-	delta, err := readManifestList(ctx, t.io, t.root, s.DeltaManifestList)
+	delta, err := t.meta.ReadManifestList(ctx, s.DeltaManifestList, "avro")
 	if err != nil {
 		return nil, err
 	}
 	return append(base, delta...), nil
 }
 
-// liveEntries returns the live data files (ADD entries) of a snapshot.
-func (t *Table) liveEntries(ctx context.Context, s *paimon.Snapshot) ([]manifestEntry, error) {
+// liveEntries returns the live data files (ADD entries) of a snapshot: the
+// file set scans and system tables read (paimon.Table.ReadFileSet).
+func (t *Table) liveEntries(ctx context.Context, s *paimon.Snapshot) ([]paimon.ManifestEntry, error) {
 	if s == nil {
 		return nil, nil
 	}
-	metas, err := t.manifestsOf(ctx, s)
+	fs, err := t.meta.ReadFileSet(ctx, s, &paimon.FileSetOptions{ManifestFormat: "avro", SkipIndex: true})
 	if err != nil {
 		return nil, err
 	}
-	var all []manifestEntry
-	for _, m := range metas {
-		es, err := readManifest(ctx, t.io, t.root, m.FileName)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, es...)
-	}
-	folded, err := foldEntries(all)
-	if err != nil {
-		return nil, fmt.Errorf("snapshot %d: %w", s.ID, err)
-	}
-	out := folded[:0]
-	for _, e := range folded {
-		if e.Kind == kindAdd {
-			out = append(out, e)
-		}
-	}
-	return out, nil
+	return fs.Entries, nil
 }
 
 // indexEntries returns the index manifest entries of a snapshot.
-func (t *Table) indexEntries(ctx context.Context, s *paimon.Snapshot) ([]indexManifestEntry, error) {
+func (t *Table) indexEntries(ctx context.Context, s *paimon.Snapshot) ([]paimon.IndexManifestEntry, error) {
 	if s == nil || s.IndexManifest == nil {
 		return nil, nil
 	}
-	return readIndexManifest(ctx, t.io, t.root, *s.IndexManifest)
+	return t.meta.ReadIndexManifest(ctx, *s.IndexManifest, "avro")
 }
 
 // commitRequest is one atomic change to a table.
 type commitRequest struct {
 	kind    paimon.CommitKind
-	entries []manifestEntry // ADD and DELETE entries (DELETEs repeat the live identity)
+	entries []paimon.ManifestEntry // ADD and DELETE entries (DELETEs repeat the live identity)
 	// Index changes: names of index files removed (must be live) and entries added.
 	indexDeletes []string
-	indexAdds    []indexManifestEntry
+	indexAdds    []paimon.IndexManifestEntry
 	indexChange  bool
 	// requireLive lists entry keys of data files that must still be live
 	// (e.g. files whose deletion vectors this commit replaces).
-	requireLive []manifestEntry
+	requireLive []paimon.ManifestEntry
+	// hashBase: dynamic-bucket HASH index state the write assigned against.
+	hashBase []hashBase
 	// newFiles are the paths of data and index files written for this commit,
 	// deleted when the commit fails for good.
 	newFiles []string
@@ -174,7 +101,7 @@ func (t *Table) commitSnapshot(ctx context.Context, req *commitRequest) (id int6
 		return t.io.Overwrite(ctx, p, data)
 	}
 	// The delta is independent of the base snapshot: write it once.
-	var deltaMetas []manifestFileMeta
+	var deltaMetas []paimon.ManifestFileMeta
 	if len(req.entries) > 0 {
 		m, err := t.writeManifest(ctx, names, req.entries, writeFile)
 		if err != nil {
@@ -188,7 +115,7 @@ func (t *Table) commitSnapshot(ctx context.Context, req *commitRequest) (id int6
 	}
 	var deltaRecords int64
 	for _, e := range req.entries {
-		if e.Kind == kindAdd {
+		if e.Kind == paimon.FileKindAdd {
 			deltaRecords += e.File.RowCount
 		} else {
 			deltaRecords -= e.File.RowCount
@@ -207,7 +134,7 @@ func (t *Table) commitSnapshot(ctx context.Context, req *commitRequest) (id int6
 		if err := t.checkConflicts(ctx, latest, req); err != nil {
 			return 0, err
 		}
-		var baseMetas []manifestFileMeta
+		var baseMetas []paimon.ManifestFileMeta
 		if latest != nil {
 			if baseMetas, err = t.manifestsOf(ctx, latest); err != nil {
 				return 0, err
@@ -301,7 +228,7 @@ func (t *Table) latestSnapshot(ctx context.Context) (*paimon.Snapshot, error) {
 func (t *Table) checkConflicts(ctx context.Context, latest *paimon.Snapshot, req *commitRequest) error {
 	needData := len(req.requireLive) > 0
 	for _, e := range req.entries {
-		if e.Kind == kindDelete {
+		if e.Kind == paimon.FileKindDelete {
 			needData = true
 		}
 	}
@@ -310,19 +237,28 @@ func (t *Table) checkConflicts(ctx context.Context, latest *paimon.Snapshot, req
 		if err != nil {
 			return err
 		}
-		set := make(map[string]bool, len(live))
+		set := make(map[paimon.FileIdentifier]bool, len(live))
 		for i := range live {
-			set[entryKey(&live[i])] = true
+			set[live[i].Identifier()] = true
 		}
 		for _, e := range req.entries {
-			if e.Kind == kindDelete && !set[entryKey(&e)] {
+			if e.Kind == paimon.FileKindDelete && !set[e.Identifier()] {
 				return fmt.Errorf("%w: table %s: data file %s (bucket %d, level %d) was removed by a concurrent commit", ErrConflict, t.root, e.File.FileName, e.Bucket, e.File.Level)
 			}
 		}
 		for _, e := range req.requireLive {
-			if !set[entryKey(&e)] {
+			if !set[e.Identifier()] {
 				return fmt.Errorf("%w: table %s: data file %s (bucket %d), whose deletion vector this commit writes, was removed by a concurrent commit", ErrConflict, t.root, e.File.FileName, e.Bucket)
 			}
+		}
+	}
+	if len(req.hashBase) > 0 {
+		idx, err := t.indexEntries(ctx, latest)
+		if err != nil {
+			return err
+		}
+		if err := t.checkHashBase(idx, req.hashBase); err != nil {
+			return err
 		}
 	}
 	if len(req.indexDeletes) > 0 {
@@ -332,7 +268,7 @@ func (t *Table) checkConflicts(ctx context.Context, latest *paimon.Snapshot, req
 		}
 		set := map[string]bool{}
 		for _, e := range idx {
-			set[e.FileName] = true
+			set[e.IndexFile.FileName] = true
 		}
 		for _, n := range req.indexDeletes {
 			if !set[n] {
@@ -343,21 +279,21 @@ func (t *Table) checkConflicts(ctx context.Context, latest *paimon.Snapshot, req
 	return nil
 }
 
-func (t *Table) writeManifest(ctx context.Context, names *nameFactory, entries []manifestEntry, writeFile func(string, []byte) error) (manifestFileMeta, error) {
+func (t *Table) writeManifest(ctx context.Context, names *nameFactory, entries []paimon.ManifestEntry, writeFile func(string, []byte) error) (paimon.ManifestFileMeta, error) {
 	data, err := t.encodeManifest(entries)
 	if err != nil {
-		return manifestFileMeta{}, fmt.Errorf("encode manifest: %w", err)
+		return paimon.ManifestFileMeta{}, fmt.Errorf("encode manifest: %w", err)
 	}
 	name := names.next("manifest-", "")
 	if err := writeFile(name, data); err != nil {
-		return manifestFileMeta{}, fmt.Errorf("write manifest %s: %w", name, err)
+		return paimon.ManifestFileMeta{}, fmt.Errorf("write manifest %s: %w", name, err)
 	}
 	return t.manifestMeta(name, int64(len(data)), entries)
 }
 
-func (t *Table) writeManifestList(names *nameFactory, metas []manifestFileMeta, writeFile func(string, []byte) error) (string, int64, error) {
+func (t *Table) writeManifestList(names *nameFactory, metas []paimon.ManifestFileMeta, writeFile func(string, []byte) error) (string, int64, error) {
 	if metas == nil {
-		metas = []manifestFileMeta{}
+		metas = []paimon.ManifestFileMeta{}
 	}
 	data, err := t.encodeManifestList(metas)
 	if err != nil {
@@ -371,8 +307,8 @@ func (t *Table) writeManifestList(names *nameFactory, metas []manifestFileMeta, 
 }
 
 // manifestMeta computes the manifest-list record of a manifest file.
-func (t *Table) manifestMeta(name string, size int64, entries []manifestEntry) (manifestFileMeta, error) {
-	m := manifestFileMeta{Version: 2, FileName: name, FileSize: size, SchemaID: t.schema.ID}
+func (t *Table) manifestMeta(name string, size int64, entries []paimon.ManifestEntry) (paimon.ManifestFileMeta, error) {
+	m := paimon.ManifestFileMeta{FileName: name, FileSize: size, SchemaID: t.schema.ID}
 	pt := t.partitionTypes()
 	mins := make([]any, len(pt))
 	maxs := make([]any, len(pt))
@@ -380,10 +316,10 @@ func (t *Table) manifestMeta(name string, size int64, entries []manifestEntry) (
 	var minB, maxB, minL, maxL int32
 	var maxSchema int64 = -1
 	for i, e := range entries {
-		if e.Kind == kindAdd {
+		if e.Kind == paimon.FileKindAdd {
 			m.NumAddedFiles++
 		} else {
-			m.NumDeletedFile++
+			m.NumDeletedFiles++
 		}
 		if e.File.SchemaID > maxSchema {
 			maxSchema = e.File.SchemaID
@@ -448,26 +384,28 @@ func (t *Table) manifestMeta(name string, size int64, entries []manifestEntry) (
 // a full compaction of the manifests that must change when they exceed
 // manifest.full-compaction-threshold-size, else a minor compaction that
 // merges runs of small manifests.
-func (t *Table) mergeManifests(ctx context.Context, names *nameFactory, metas []manifestFileMeta, writeFile func(string, []byte) error) ([]manifestFileMeta, error) {
+func (t *Table) mergeManifests(ctx context.Context, names *nameFactory, metas []paimon.ManifestFileMeta, writeFile func(string, []byte) error) ([]paimon.ManifestFileMeta, error) {
 	target := t.opts.manifestTarget
 	var mustChange int64
 	for _, m := range metas {
-		if m.NumDeletedFile > 0 || m.FileSize < target {
+		if m.NumDeletedFiles > 0 || m.FileSize < target {
 			mustChange += m.FileSize
 		}
 	}
-	merge := func(group []manifestFileMeta) ([]manifestFileMeta, error) {
-		var all []manifestEntry
+	merge := func(group []paimon.ManifestFileMeta) ([]paimon.ManifestFileMeta, error) {
+		all := make([][]paimon.ManifestEntry, 0, len(group))
 		var inSize int64
+		var nIn int
 		for _, m := range group {
-			es, err := readManifest(ctx, t.io, t.root, m.FileName)
+			es, err := t.meta.ReadManifest(ctx, m.FileName, "avro")
 			if err != nil {
 				return nil, err
 			}
-			all = append(all, es...)
+			all = append(all, es)
 			inSize += m.FileSize
+			nIn += len(es)
 		}
-		folded, err := foldEntries(all)
+		folded, err := paimon.FoldEntries(all)
 		if err != nil {
 			return nil, err
 		}
@@ -487,10 +425,10 @@ func (t *Table) mergeManifests(ctx context.Context, names *nameFactory, metas []
 			return folded[i].Bucket < folded[j].Bucket
 		})
 		perFile := len(folded)
-		if inSize > 0 && len(all) > 0 {
-			perFile = max(1, int(target/max(1, inSize/int64(len(all)))))
+		if inSize > 0 && nIn > 0 {
+			perFile = max(1, int(target/max(1, inSize/int64(nIn))))
 		}
-		var out []manifestFileMeta
+		var out []paimon.ManifestFileMeta
 		for start := 0; start < len(folded); start += perFile {
 			m, err := t.writeManifest(ctx, names, folded[start:min(start+perFile, len(folded))], writeFile)
 			if err != nil {
@@ -501,9 +439,9 @@ func (t *Table) mergeManifests(ctx context.Context, names *nameFactory, metas []
 		return out, nil
 	}
 	if mustChange >= t.opts.manifestFullThresh {
-		var keep, group []manifestFileMeta
+		var keep, group []paimon.ManifestFileMeta
 		for _, m := range metas {
-			if m.NumDeletedFile > 0 || m.FileSize < target {
+			if m.NumDeletedFiles > 0 || m.FileSize < target {
 				group = append(group, m)
 			} else {
 				keep = append(keep, m)
@@ -515,7 +453,7 @@ func (t *Table) mergeManifests(ctx context.Context, names *nameFactory, metas []
 		}
 		return append(keep, merged...), nil
 	}
-	var out, group []manifestFileMeta
+	var out, group []paimon.ManifestFileMeta
 	var size int64
 	for _, m := range metas {
 		group = append(group, m)
@@ -552,9 +490,9 @@ func (t *Table) writeIndexManifest(ctx context.Context, names *nameFactory, late
 	for _, n := range req.indexDeletes {
 		drop[n] = true
 	}
-	out := []indexManifestEntry{}
+	out := []paimon.IndexManifestEntry{}
 	for _, e := range prev {
-		if !drop[e.FileName] {
+		if !drop[e.IndexFile.FileName] {
 			out = append(out, e)
 		}
 	}

@@ -73,7 +73,7 @@ func (t *Table) Compact(ctx context.Context, opts CompactOptions) (int64, error)
 			return 0, err
 		}
 	}
-	groups := map[string][]manifestEntry{}
+	groups := map[string][]paimon.ManifestEntry{}
 	var order []string
 	for _, e := range live {
 		k := bucketKey(e.Partition, int(e.Bucket))
@@ -144,10 +144,10 @@ func (r *kvRead) release() {
 	}
 }
 
-func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *nameFactory, files []manifestEntry, dvs *dvIndex, full bool, req *commitRequest) error {
+func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *nameFactory, files []paimon.ManifestEntry, dvs *dvIndex, full bool, req *commitRequest) error {
 	dvMode := dvs != nil
 	maxLevel := int32(t.opts.numLevels - 1)
-	var l0, upper []manifestEntry
+	var l0, upper []paimon.ManifestEntry
 	for _, f := range files {
 		if f.File.Level == 0 {
 			l0 = append(l0, f)
@@ -155,8 +155,8 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 			upper = append(upper, f)
 		}
 	}
-	hasDV := func(f manifestEntry) bool { return dvMode && dvs.dvs[f.File.FileName] != nil }
-	var inputs []manifestEntry
+	hasDV := func(f paimon.ManifestEntry) bool { return dvMode && dvs.dvs[f.File.FileName] != nil }
+	var inputs []paimon.ManifestEntry
 	var outLevel int32
 	if dvMode && !full {
 		if len(l0) == 0 {
@@ -206,7 +206,6 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 	var rd kvRead
 	defer rd.release()
 	var refs []rowRef
-	var kinds []int8
 	for _, f := range inputs {
 		var dv *roaring.Bitmap
 		if dvMode {
@@ -218,13 +217,11 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 			rd.recs = append(rd.recs, rec)
 			rd.level = append(rd.level, f.File.Level)
 			seq := rec.Column(0).(*array.Int64)
-			kind := rec.Column(1).(*array.Int8)
 			for i := 0; i < int(rec.NumRows()); i++ {
 				if dv != nil && dv.Contains(uint32(first+int64(i))) {
 					continue
 				}
 				refs = append(refs, rowRef{rec: ri, row: int32(i), seq: seq.Value(i)})
-				kinds = append(kinds, kind.Value(i))
 			}
 			return nil
 		})
@@ -245,13 +242,20 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 	for i := range perm {
 		perm[i] = i
 	}
+	rule := &t.merge
 	sort.Slice(perm, func(i, j int) bool {
 		a, b := refs[perm[i]], refs[perm[j]]
 		if d := cmpKey(a, b); d != 0 {
 			return d < 0
 		}
+		if !rule.simple() {
+			return rule.cmpOrder(rd.recs[a.rec], a, rd.recs[b.rec], b, off) < 0
+		}
 		return a.seq < b.seq
 	})
+	recOf := func(r rowRef) arrow.RecordBatch { return rd.recs[r.rec] }
+	kindOf := func(r rowRef) int8 { return rd.recs[r.rec].Column(1).(*array.Int8).Value(int(r.row)) }
+	var group []rowRef
 	// Deletion vectors of the bucket after this compaction.
 	newDVs := map[string]*roaring.Bitmap{}
 	changed := false
@@ -263,7 +267,7 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 		}
 		for _, e := range dvs.entries {
 			if string(e.Partition) == string(files[0].Partition) && e.Bucket == files[0].Bucket {
-				oldIndex = append(oldIndex, e.FileName)
+				oldIndex = append(oldIndex, e.IndexFile.FileName)
 			}
 		}
 		for _, f := range files {
@@ -283,8 +287,7 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 	for i, ki := range t.pkIdx {
 		keyTypes[i] = t.fields[ki].Type
 	}
-	var out []rowRef
-	var outKinds []int8
+	var out []mergedRow
 	keyVals := make([]any, len(t.pkIdx))
 	for i := 0; i < len(perm); {
 		j := i + 1
@@ -325,26 +328,29 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 				changed = true
 			}
 		}
-		if k := kinds[win]; k != 1 && k != 3 {
-			out = append(out, refs[win])
-			outKinds = append(outKinds, k)
+		group = group[:0]
+		for _, p := range perm[i:j] {
+			group = append(group, refs[p])
+		}
+		// The output is the top level or a deletion-vector level: a
+		// winning retraction is dropped.
+		m, ok, err := rule.merge(group, kindOf, recOf, off, len(t.fields), true)
+		if err != nil {
+			return fmt.Errorf("table %s: compact bucket %d: %w", t.root, files[0].Bucket, err)
+		}
+		if ok {
+			out = append(out, m)
 		}
 		i = j
 	}
 	// Write the merged run.
 	part, bucket := files[0].Partition, int(files[0].Bucket)
-	fw, err := t.newDataFileWriter(mem, names, part, bucket, outLevel, sourceCompact, 0)
+	fw, err := t.newDataFileWriter(mem, names, part, bucket, outLevel, paimon.FileSourceCompact, 0)
 	if err != nil {
 		return err
 	}
-	kindOf := map[rowRef]int8{}
-	for i, r := range out {
-		kindOf[r] = outKinds[i]
-	}
-	err = writeKV(ctx, mem, t, fw, out, off, func(r rowRef) (arrow.RecordBatch, int, int8) {
-		return rd.recs[r.rec], int(r.row), kindOf[r]
-	})
-	var metas []dataFileMeta
+	err = writeMerged(ctx, mem, t, fw, out, off, recOf)
+	var metas []paimon.DataFileMeta
 	if err == nil {
 		metas, err = fw.finish(ctx)
 	}
@@ -355,11 +361,11 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 	}
 	for _, f := range inputs {
 		d := f
-		d.Kind = kindDelete
+		d.Kind = paimon.FileKindDelete
 		req.entries = append(req.entries, d)
 	}
 	for _, m := range metas {
-		req.entries = append(req.entries, manifestEntry{Version: 2, Kind: kindAdd, Partition: part,
+		req.entries = append(req.entries, paimon.ManifestEntry{Kind: paimon.FileKindAdd, Partition: part,
 			Bucket: int32(bucket), TotalBuckets: files[0].TotalBuckets, File: m})
 	}
 	if changed {
@@ -391,7 +397,7 @@ type dvLoc struct {
 
 // buildLookup maps every live key of the bucket's files that are not
 // compaction inputs (level >= 1) to its positions.
-func (t *Table) buildLookup(ctx context.Context, mem memory.Allocator, files []manifestEntry, inputs map[string]bool, dvs *dvIndex) (map[string][]dvLoc, error) {
+func (t *Table) buildLookup(ctx context.Context, mem memory.Allocator, files []paimon.ManifestEntry, inputs map[string]bool, dvs *dvIndex) (map[string][]dvLoc, error) {
 	out := map[string][]dvLoc{}
 	keyFields := make([]types.DataField, len(t.pkIdx))
 	keyTypes := make([]types.DataType, len(t.pkIdx))
@@ -432,25 +438,25 @@ func (t *Table) buildLookup(ctx context.Context, mem memory.Allocator, files []m
 
 // writeDVIndex writes one deletion-vector index file and returns its index
 // manifest entry and path.
-func (t *Table) writeDVIndex(ctx context.Context, names *nameFactory, part []byte, bucket int, dvs map[string]*roaring.Bitmap) (indexManifestEntry, string, error) {
+func (t *Table) writeDVIndex(ctx context.Context, names *nameFactory, part []byte, bucket int, dvs map[string]*roaring.Bitmap) (paimon.IndexManifestEntry, string, error) {
 	data, ranges, err := encodeDVIndex(dvs, t.opts.dvBitmap64)
 	if err != nil {
-		return indexManifestEntry{}, "", err
+		return paimon.IndexManifestEntry{}, "", err
 	}
 	name := names.next("index-", "")
 	p := t.indexPath(name)
 	if t.schema.IndexFileInDataFileDir() {
 		d, err := t.bucketDir(part, bucket)
 		if err != nil {
-			return indexManifestEntry{}, "", err
+			return paimon.IndexManifestEntry{}, "", err
 		}
 		p = d + "/" + name
 	}
 	if err := t.io.Overwrite(ctx, p, data); err != nil {
-		return indexManifestEntry{}, p, fmt.Errorf("write deletion vector index %s: %w", p, err)
+		return paimon.IndexManifestEntry{}, p, fmt.Errorf("write deletion vector index %s: %w", p, err)
 	}
-	return indexManifestEntry{Version: 1, Kind: kindAdd, Partition: part, Bucket: int32(bucket), IndexType: dvIndexType,
-		FileName: name, FileSize: int64(len(data)), RowCount: int64(len(ranges)), DVRanges: &ranges}, p, nil
+	return paimon.IndexManifestEntry{Kind: paimon.FileKindAdd, Partition: part, Bucket: int32(bucket), IndexFile: paimon.IndexFileMeta{
+		IndexType: dvIndexType, FileName: name, FileSize: int64(len(data)), RowCount: int64(len(ranges)), DVRanges: ranges}}, p, nil
 }
 
 // compactAppend rewrites append files (see Compact).
@@ -471,7 +477,7 @@ func (t *Table) compactAppend(ctx context.Context, mem memory.Allocator, opts Co
 	if err != nil {
 		return 0, err
 	}
-	groups := map[string][]manifestEntry{}
+	groups := map[string][]paimon.ManifestEntry{}
 	var order []string
 	for _, e := range live {
 		k := bucketKey(e.Partition, int(e.Bucket))
@@ -492,7 +498,7 @@ func (t *Table) compactAppend(ctx context.Context, mem memory.Allocator, opts Co
 	for gi, k := range order {
 		files := groups[k]
 		sort.SliceStable(files, func(i, j int) bool { return files[i].File.MinSequenceNumber < files[j].File.MinSequenceNumber })
-		var inputs []manifestEntry
+		var inputs []paimon.ManifestEntry
 		if opts.Full {
 			withDV := false
 			for _, f := range files {
@@ -502,7 +508,7 @@ func (t *Table) compactAppend(ctx context.Context, mem memory.Allocator, opts Co
 				inputs = files
 			}
 		} else {
-			var small []manifestEntry
+			var small []paimon.ManifestEntry
 			for _, f := range files {
 				switch {
 				case dvs.dvs[f.File.FileName] != nil:
@@ -522,7 +528,7 @@ func (t *Table) compactAppend(ctx context.Context, mem memory.Allocator, opts Co
 		for _, f := range inputs {
 			minSeq = min(minSeq, f.File.MinSequenceNumber)
 		}
-		fw, err := t.newDataFileWriter(mem, names, files[0].Partition, int(files[0].Bucket), 0, sourceCompact, minSeq)
+		fw, err := t.newDataFileWriter(mem, names, files[0].Partition, int(files[0].Bucket), 0, paimon.FileSourceCompact, minSeq)
 		if err != nil {
 			return fail(err)
 		}
@@ -569,7 +575,7 @@ func (t *Table) compactAppend(ctx context.Context, mem memory.Allocator, opts Co
 				break
 			}
 		}
-		var metas []dataFileMeta
+		var metas []paimon.DataFileMeta
 		if err == nil {
 			metas, err = fw.finish(ctx)
 		}
@@ -580,12 +586,12 @@ func (t *Table) compactAppend(ctx context.Context, mem memory.Allocator, opts Co
 		}
 		for _, f := range inputs {
 			d := f
-			d.Kind = kindDelete
+			d.Kind = paimon.FileKindDelete
 			req.entries = append(req.entries, d)
 			removed[f.File.FileName] = true
 		}
 		for _, m := range metas {
-			req.entries = append(req.entries, manifestEntry{Version: 2, Kind: kindAdd, Partition: files[0].Partition,
+			req.entries = append(req.entries, paimon.ManifestEntry{Kind: paimon.FileKindAdd, Partition: files[0].Partition,
 				Bucket: files[0].Bucket, TotalBuckets: files[0].TotalBuckets, File: m})
 		}
 		if opts.Progress != nil {
@@ -593,31 +599,28 @@ func (t *Table) compactAppend(ctx context.Context, mem memory.Allocator, opts Co
 		}
 	}
 	// Index files holding vectors of rewritten files are rewritten without them.
-	byName := map[string]*manifestEntry{}
+	byName := map[string]*paimon.ManifestEntry{}
 	for i := range live {
 		byName[live[i].File.FileName] = &live[i]
 	}
 	for _, e := range dvs.entries {
-		if e.DVRanges == nil {
+		if e.IndexFile.DVRanges == nil {
 			continue
 		}
 		touched := false
 		rest := map[string]*roaring.Bitmap{}
-		for _, r := range *e.DVRanges {
-			if r == nil {
-				continue
-			}
-			if removed[r.DataFile] {
+		for _, r := range e.IndexFile.DVRanges {
+			if removed[r.DataFileName] {
 				touched = true
-			} else if dvs.holder[r.DataFile] == e.FileName {
-				rest[r.DataFile] = dvs.dvs[r.DataFile]
+			} else if dvs.holder[r.DataFileName] == e.IndexFile.FileName {
+				rest[r.DataFileName] = dvs.dvs[r.DataFileName]
 			}
 		}
 		if !touched {
 			continue
 		}
 		req.indexChange = true
-		req.indexDeletes = append(req.indexDeletes, e.FileName)
+		req.indexDeletes = append(req.indexDeletes, e.IndexFile.FileName)
 		if len(rest) > 0 {
 			ne, p, err := t.writeDVIndex(ctx, names, e.Partition, int(e.Bucket), rest)
 			if p != "" {

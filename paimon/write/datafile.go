@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -79,7 +80,7 @@ type dataFileWriter struct {
 	lastKey  []any
 	deletes  int64
 
-	done    []dataFileMeta
+	done    []paimon.DataFileMeta
 	written []string // paths of every file written (for abort)
 	pending []chan error
 }
@@ -242,12 +243,12 @@ func (w *dataFileWriter) closeFile(ctx context.Context) error {
 	return nil
 }
 
-func (w *dataFileWriter) fileMeta(size int64) (dataFileMeta, error) {
+func (w *dataFileWriter) fileMeta(size int64) (paimon.DataFileMeta, error) {
 	t := w.t
 	now := time.Now()
 	_, off := now.Zone()
-	ct := time.UnixMilli(now.UnixMilli() + int64(off)*1000).UTC() // local wall clock as UTC (§4.4)
-	m := dataFileMeta{
+	ct := now.UnixMilli() + int64(off)*1000 // local wall clock as UTC (§4.4)
+	m := paimon.DataFileMeta{
 		FileName: w.name, FileSize: size, RowCount: w.rows, SchemaID: t.schema.ID, Level: w.level,
 		ExtraFiles: []string{}, CreationTime: &ct, FileSource: &w.source,
 	}
@@ -297,7 +298,7 @@ func (w *dataFileWriter) fileMeta(size int64) (dataFileMeta, error) {
 
 // finish closes the current file, waits for the uploads and returns the
 // metadata of all files.
-func (w *dataFileWriter) finish(ctx context.Context) ([]dataFileMeta, error) {
+func (w *dataFileWriter) finish(ctx context.Context) ([]paimon.DataFileMeta, error) {
 	err := w.closeFile(ctx)
 	if werr := w.wait(); err == nil {
 		err = werr

@@ -72,6 +72,11 @@ func matchMask(mem memory.Allocator, pred predicate.Predicate, rec arrow.RecordB
 }
 
 func (t *Table) deletePK(ctx context.Context, mem memory.Allocator, latest *paimon.Snapshot, pred predicate.Predicate) (int64, error) {
+	if e := t.merge.engine; e != engineDeduplicate {
+		// These engines reject DELETE records, or ignore them (ignore-delete):
+		// a DELETE would fail or silently remove nothing.
+		return 0, fmt.Errorf("%w: table %s: DELETE on a merge-engine %s table is not supported (the engine does not accept DELETE records)", paimon.ErrUnsupported, t.root, e)
+	}
 	masks := map[arrow.RecordBatch]*array.Boolean{}
 	defer func() {
 		for _, m := range masks {
@@ -132,7 +137,7 @@ func (t *Table) deleteAppendDV(ctx context.Context, mem memory.Allocator, latest
 		return 0, err
 	}
 	updated := map[string]*roaring.Bitmap{}
-	byName := map[string]*manifestEntry{}
+	byName := map[string]*paimon.ManifestEntry{}
 	var n int64
 	for i := range live {
 		e := &live[i]
@@ -270,7 +275,7 @@ func (t *Table) deleteAppendRewrite(ctx context.Context, mem memory.Allocator, l
 			continue
 		}
 		n += matches
-		fw, err := t.newDataFileWriter(mem, names, e.Partition, int(e.Bucket), 0, sourceAppend, e.File.MinSequenceNumber)
+		fw, err := t.newDataFileWriter(mem, names, e.Partition, int(e.Bucket), 0, paimon.FileSourceAppend, e.File.MinSequenceNumber)
 		if err != nil {
 			return fail(err)
 		}
@@ -308,7 +313,7 @@ func (t *Table) deleteAppendRewrite(ctx context.Context, mem memory.Allocator, l
 			defer wr.Release()
 			return fw.write(ctx, wr)
 		})
-		var metas []dataFileMeta
+		var metas []paimon.DataFileMeta
 		if err == nil {
 			metas, err = fw.finish(ctx)
 		}
@@ -318,10 +323,10 @@ func (t *Table) deleteAppendRewrite(ctx context.Context, mem memory.Allocator, l
 			return fail(err)
 		}
 		d := *e
-		d.Kind = kindDelete
+		d.Kind = paimon.FileKindDelete
 		req.entries = append(req.entries, d)
 		for _, m := range metas {
-			req.entries = append(req.entries, manifestEntry{Version: 2, Kind: kindAdd, Partition: e.Partition,
+			req.entries = append(req.entries, paimon.ManifestEntry{Kind: paimon.FileKindAdd, Partition: e.Partition,
 				Bucket: e.Bucket, TotalBuckets: e.TotalBuckets, File: m})
 		}
 	}

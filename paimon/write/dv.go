@@ -21,7 +21,7 @@ const dvIndexType = "DELETION_VECTORS"
 // positions) as one index file, entries ordered by data file name, in the
 // 64-bit format when bitmap64 (deletion-vectors.bitmap64) is set. It
 // returns the bytes and the DeletionVectorMeta ranges.
-func encodeDVIndex(dvs map[string]*roaring.Bitmap, bitmap64 bool) ([]byte, []*dvRange, error) {
+func encodeDVIndex(dvs map[string]*roaring.Bitmap, bitmap64 bool) ([]byte, []paimon.DeletionVectorMeta, error) {
 	names := make([]string, 0, len(dvs))
 	for n, bm := range dvs {
 		if bm != nil && !bm.IsEmpty() {
@@ -47,29 +47,26 @@ func encodeDVIndex(dvs map[string]*roaring.Bitmap, bitmap64 bool) ([]byte, []*dv
 	if err != nil {
 		return nil, nil, err
 	}
-	ranges := make([]*dvRange, len(rs))
+	ranges := make([]paimon.DeletionVectorMeta, len(rs))
 	for i, r := range rs {
 		if r.Offset > math.MaxInt32 || r.Length > math.MaxInt32 {
 			return nil, nil, fmt.Errorf("deletion vector index too large (%d bytes)", len(data))
 		}
 		card := r.Cardinality
-		ranges[i] = &dvRange{DataFile: r.DataFile, Offset: int32(r.Offset), Length: int32(r.Length), Cardinality: &card}
+		ranges[i] = paimon.DeletionVectorMeta{DataFileName: r.DataFile, Offset: int32(r.Offset), Length: int32(r.Length), Cardinality: &card}
 	}
 	return data, ranges, nil
 }
 
 // decodeDVIndex reads the vectors listed in ranges from index file data.
-func decodeDVIndex(file string, data []byte, ranges []*dvRange) (map[string]*roaring.Bitmap, error) {
+func decodeDVIndex(file string, data []byte, ranges []paimon.DeletionVectorMeta) (map[string]*roaring.Bitmap, error) {
 	rs := make([]deletion.Range, 0, len(ranges))
 	for _, r := range ranges {
-		if r == nil {
-			continue
-		}
 		card := int64(-1)
 		if r.Cardinality != nil {
 			card = *r.Cardinality
 		}
-		rs = append(rs, deletion.Range{DataFile: r.DataFile, Offset: int64(r.Offset), Length: int64(r.Length), Cardinality: card})
+		rs = append(rs, deletion.Range{DataFile: r.DataFileName, Offset: int64(r.Offset), Length: int64(r.Length), Cardinality: card})
 	}
 	vecs, err := deletion.ReadIndexFile(file, data, rs)
 	if err != nil {

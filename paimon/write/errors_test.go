@@ -33,7 +33,7 @@ func TestBadInputErrors(t *testing.T) {
 		msg  string
 	}{
 		{"nokey", TableSpec{PrimaryKeys: []string{"x"}, Options: map[string]string{"bucket": "1"}}, ErrInvalid, `"x"`},
-		{"dynpk", TableSpec{PrimaryKeys: []string{"k"}}, paimon.ErrUnsupported, "bucket = -1"},
+		{"postpone", TableSpec{PrimaryKeys: []string{"k"}, Options: map[string]string{"bucket": "-2"}}, paimon.ErrUnsupported, "bucket = -2"},
 		{"bkey", TableSpec{Options: map[string]string{"bucket": "2"}}, ErrInvalid, "bucket-key"},
 		{"stats", TableSpec{Options: map[string]string{"metadata.stats-mode": "truncate(x)"}}, ErrInvalid, "metadata.stats-mode"},
 		{"orc", TableSpec{Options: map[string]string{"file.format": "orc"}}, paimon.ErrUnsupported, "orc"},
@@ -112,10 +112,10 @@ func TestBadInputErrors(t *testing.T) {
 		t.Fatalf("converted write: %v", got)
 	}
 	// Decode of corrupt metadata names the file.
-	if _, err := decodeOCF[manifestEntry]([]byte("not avro")); err == nil {
+	if _, err := decodeOCF[paimon.ManifestEntry]([]byte("not avro")); err == nil {
 		t.Error("corrupt manifest decoded")
 	}
-	if _, err := decodeDVIndex("index-x", []byte{1, 0, 0}, []*dvRange{{DataFile: "f", Offset: 1, Length: 10}}); !errors.Is(err, paimon.ErrCorrupt) || !strings.Contains(err.Error(), "index-x") {
+	if _, err := decodeDVIndex("index-x", []byte{1, 0, 0}, []paimon.DeletionVectorMeta{{DataFileName: "f", Offset: 1, Length: 10}}); !errors.Is(err, paimon.ErrCorrupt) || !strings.Contains(err.Error(), "index-x") {
 		t.Errorf("corrupt DV index: %v", err)
 	}
 }

@@ -40,18 +40,18 @@ func newFileRefs() *fileRefs {
 }
 
 // collect adds every file snapshot s references.
-func (t *Table) collect(ctx context.Context, s *paimon.Snapshot, r *fileRefs, manifestCache map[string][]manifestEntry) error {
+func (t *Table) collect(ctx context.Context, s *paimon.Snapshot, r *fileRefs, manifestCache map[string][]paimon.ManifestEntry) error {
 	lists := []string{s.BaseManifestList, s.DeltaManifestList}
 	if s.ChangelogManifestList != nil {
 		lists = append(lists, *s.ChangelogManifestList)
 	}
-	var all []manifestEntry
+	var all [][]paimon.ManifestEntry
 	for i, l := range lists {
 		if l == "" {
 			continue
 		}
 		r.manifests[l] = true
-		metas, err := readManifestList(ctx, t.io, t.root, l)
+		metas, err := t.meta.ReadManifestList(ctx, l, "avro")
 		if err != nil {
 			return err
 		}
@@ -59,13 +59,13 @@ func (t *Table) collect(ctx context.Context, s *paimon.Snapshot, r *fileRefs, ma
 			r.manifests[m.FileName] = true
 			es, ok := manifestCache[m.FileName]
 			if !ok {
-				if es, err = readManifest(ctx, t.io, t.root, m.FileName); err != nil {
+				if es, err = t.meta.ReadManifest(ctx, m.FileName, "avro"); err != nil {
 					return err
 				}
 				manifestCache[m.FileName] = es
 			}
 			if i < 2 {
-				all = append(all, es...)
+				all = append(all, es)
 			} else { // changelog files
 				for _, e := range es {
 					p, err := t.dataFilePath(e.Partition, int(e.Bucket), e.File.FileName)
@@ -77,14 +77,11 @@ func (t *Table) collect(ctx context.Context, s *paimon.Snapshot, r *fileRefs, ma
 			}
 		}
 	}
-	live, err := foldEntries(all)
+	live, err := paimon.MergeEntries(all)
 	if err != nil {
 		return fmt.Errorf("snapshot %d: %w", s.ID, err)
 	}
 	for _, e := range live {
-		if e.Kind != kindAdd {
-			continue
-		}
 		p, err := t.dataFilePath(e.Partition, int(e.Bucket), e.File.FileName)
 		if err != nil {
 			return err
@@ -96,18 +93,18 @@ func (t *Table) collect(ctx context.Context, s *paimon.Snapshot, r *fileRefs, ma
 	}
 	if s.IndexManifest != nil {
 		r.manifests[*s.IndexManifest] = true
-		idx, err := readIndexManifest(ctx, t.io, t.root, *s.IndexManifest)
+		idx, err := t.meta.ReadIndexManifest(ctx, *s.IndexManifest, "avro")
 		if err != nil {
 			return err
 		}
 		for _, e := range idx {
-			p := t.indexPath(e.FileName)
+			p := t.indexPath(e.IndexFile.FileName)
 			if t.schema.IndexFileInDataFileDir() {
 				d, err := t.bucketDir(e.Partition, int(e.Bucket))
 				if err != nil {
 					return err
 				}
-				p = d + "/" + e.FileName
+				p = d + "/" + e.IndexFile.FileName
 			}
 			r.index[p] = true
 		}
@@ -201,7 +198,7 @@ func (t *Table) ExpireSnapshots(ctx context.Context, o ExpireOptions) (int, erro
 	if end <= earliest {
 		return 0, nil
 	}
-	cache := map[string][]manifestEntry{}
+	cache := map[string][]paimon.ManifestEntry{}
 	keep := newFileRefs()
 	for id := end; id <= latest; id++ {
 		s, err := t.meta.Snapshot(ctx, id)
@@ -265,7 +262,7 @@ func (t *Table) ExpireSnapshots(ctx context.Context, o ExpireOptions) (int, erro
 
 // collectOtherRefs adds the files of every tag of every branch and of every
 // snapshot of the other branches (they share data and manifest files).
-func (t *Table) collectOtherRefs(ctx context.Context, r *fileRefs, cache map[string][]manifestEntry) error {
+func (t *Table) collectOtherRefs(ctx context.Context, r *fileRefs, cache map[string][]paimon.ManifestEntry) error {
 	branches, err := t.meta.ListBranches(ctx)
 	if err != nil {
 		return err

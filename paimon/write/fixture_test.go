@@ -161,7 +161,7 @@ func TestAvroSchemasMatchJava(t *testing.T) {
 	if snap.IndexManifest == nil {
 		t.Fatal("no index manifest written")
 	}
-	metas, err := readManifestList(ctx, tbl.io, tbl.root, snap.DeltaManifestList)
+	metas, err := tbl.meta.ReadManifestList(ctx, snap.DeltaManifestList, "avro")
 	if err != nil || len(metas) == 0 {
 		t.Fatalf("delta manifests: %v %v", metas, err)
 	}
@@ -357,11 +357,11 @@ func fmtCounts(c []*int64) string {
 	return sb.String()
 }
 
-func fmtCols(c *[]string) string {
+func fmtCols(c []string) string {
 	if c == nil {
 		return "null"
 	}
-	return "[" + strings.Join(*c, ",") + "]"
+	return "[" + strings.Join(c, ",") + "]"
 }
 
 func TestBucketTestVectors(t *testing.T) {

@@ -137,7 +137,7 @@ func TestManifestMerging(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		appendRows(t, mem, tbl, i*3, 3)
 		s, _ := tbl.latestSnapshot(ctx)
-		base, err := readManifestList(ctx, tbl.io, tbl.root, s.BaseManifestList)
+		base, err := tbl.meta.ReadManifestList(ctx, s.BaseManifestList, "avro")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,10 +155,10 @@ func TestManifestMerging(t *testing.T) {
 	}
 	appendRows(t, mem, tbl, 100, 1)
 	s, _ := tbl.latestSnapshot(ctx)
-	base, _ := readManifestList(ctx, tbl.io, tbl.root, s.BaseManifestList)
+	base, _ := tbl.meta.ReadManifestList(ctx, s.BaseManifestList, "avro")
 	for _, m := range base {
-		if m.NumDeletedFile > 0 {
-			t.Fatalf("base manifest %s still has %d DELETE entries after a full merge", m.FileName, m.NumDeletedFile)
+		if m.NumDeletedFiles > 0 {
+			t.Fatalf("base manifest %s still has %d DELETE entries after a full merge", m.FileName, m.NumDeletedFiles)
 		}
 	}
 	if got := readBoth(t, mem, tbl); len(got) != 25 {

@@ -184,7 +184,7 @@ func (t *Table) usedFiles(ctx context.Context) (usedRefs, []*paimon.Table, error
 	if err != nil {
 		return u, nil, err
 	}
-	cache := map[string][]manifestEntry{}
+	cache := map[string][]paimon.ManifestEntry{}
 	var branches []*paimon.Table
 	for _, name := range append([]string{paimon.MainBranch}, names...) {
 		b, err := t.meta.Branch(ctx, name)

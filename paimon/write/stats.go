@@ -1,6 +1,7 @@
 package write
 
 import (
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -256,7 +257,7 @@ func truncateMax(s string, n int) (string, bool) {
 
 // encodeStats builds SimpleStats over the given columns. dense omits
 // columns without statistics and reports the covered names (nil = all).
-func encodeStats(names []string, typs []types.DataType, st []colStats, dense bool) (simpleStats, *[]string, error) {
+func encodeStats(names []string, typs []types.DataType, st []colStats, dense bool) (paimon.SimpleStats, []string, error) {
 	var keepNames []string
 	var keepTypes []types.DataType
 	var mins, maxs []any
@@ -275,23 +276,23 @@ func encodeStats(names []string, typs []types.DataType, st []colStats, dense boo
 	}
 	minB, err := encodeSerialized(keepTypes, mins)
 	if err != nil {
-		return simpleStats{}, nil, err
+		return paimon.SimpleStats{}, nil, err
 	}
 	maxB, err := encodeSerialized(keepTypes, maxs)
 	if err != nil {
-		return simpleStats{}, nil, err
+		return paimon.SimpleStats{}, nil, err
 	}
-	var cols *[]string
+	var cols []string // nil = all columns
 	if omitted {
-		if keepNames == nil {
-			keepNames = []string{}
+		cols = keepNames
+		if cols == nil {
+			cols = []string{}
 		}
-		cols = &keepNames
 	}
-	return simpleStats{MinValues: minB, MaxValues: maxB, NullCounts: counts}, cols, nil
+	return paimon.SimpleStats{MinValues: minB, MaxValues: maxB, NullCounts: counts}, cols, nil
 }
 
 // emptyStats is the SimpleStats of no columns.
-func emptyStats() simpleStats {
-	return simpleStats{MinValues: emptyRow, MaxValues: emptyRow, NullCounts: []*int64{}}
+func emptyStats() paimon.SimpleStats {
+	return paimon.SimpleStats{MinValues: emptyRow, MaxValues: emptyRow, NullCounts: []*int64{}}
 }

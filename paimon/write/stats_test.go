@@ -50,7 +50,7 @@ func TestStatsModesAndRolling(t *testing.T) {
 	for i, e := range live {
 		f := e.File
 		total += f.RowCount
-		if f.ValueStatsCols == nil || strings.Join(*f.ValueStatsCols, ",") != "k,a,d" {
+		if f.ValueStatsCols == nil || strings.Join(f.ValueStatsCols, ",") != "k,a,d" {
 			t.Fatalf("_VALUE_STATS_COLS %v, want k,a,d (b none, c nested)", f.ValueStatsCols)
 		}
 		vt := []types.DataType{types.NewString(), types.NewString(), types.NewBytes()}

@@ -60,6 +60,11 @@ type Table struct {
 	opts       tableOptions
 	commitUser string
 	partOpts   partition.Options
+	merge      mergeRule // primary-key tables: the merge function applied on write
+	// Dynamic-bucket primary-key tables: dynamic-bucket.target-row-num and
+	// dynamic-bucket.max-buckets.
+	dynTarget     int64
+	dynMaxBuckets int
 	// beforeCommit, when set (tests), runs after a compaction is computed
 	// and before it is committed.
 	beforeCommit func()
@@ -262,7 +267,16 @@ func newTable(io fileio.FileIO, root, branch string, meta *paimon.Table, s *paim
 		return nil, invalidf("table %s: bucket must be > 0 or -1, got %d", root, t.bucket)
 	}
 	if t.bucket == -1 && len(s.PrimaryKeys) > 0 {
-		return nil, fmt.Errorf("%w: table %s: dynamic-bucket primary-key tables (bucket = -1) are not supported by the writer; set bucket to N > 0", paimon.ErrUnsupported, root)
+		// Java's cross-partition upsert (a primary key without every
+		// partition key) keeps a global key → partition index instead.
+		for _, p := range s.PartitionKeys {
+			if !contains(s.PrimaryKeys, p) {
+				return nil, fmt.Errorf("%w: table %s: dynamic-bucket (bucket = -1) primary-key table whose primary key lacks partition key %q (cross-partition upsert) is not supported by the writer", paimon.ErrUnsupported, root, p)
+			}
+		}
+		if t.dynTarget, t.dynMaxBuckets, err = t.dynamicOptions(); err != nil {
+			return nil, err
+		}
 	}
 	if t.bucket == -2 {
 		return nil, fmt.Errorf("%w: table %s: postpone-bucket tables (bucket = -2) are not supported by the writer", paimon.ErrUnsupported, root)
@@ -298,11 +312,8 @@ func newTable(io fileio.FileIO, root, branch string, meta *paimon.Table, s *paim
 		return nil, fmt.Errorf("%w: table %s: manifest.format %q (the writer writes avro only)", paimon.ErrUnsupported, root, mf)
 	}
 	if len(s.PrimaryKeys) > 0 {
-		if me := s.MergeEngine(); me != "deduplicate" {
-			return nil, fmt.Errorf("%w: table %s: merge-engine %q (the writer supports deduplicate)", paimon.ErrUnsupported, root, me)
-		}
-		if len(s.SequenceFields()) > 0 {
-			return nil, fmt.Errorf("%w: table %s: sequence.field is not supported by the writer", paimon.ErrUnsupported, root)
+		if t.merge, err = t.parseMergeRule(s); err != nil {
+			return nil, err
 		}
 	}
 	t.commitUser = newNameFactory().uuid

@@ -2,6 +2,7 @@ package write
 
 import (
 	"context"
+	"fmt"
 	"sort"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -18,7 +19,7 @@ import (
 // visibleRow is one row of a table's current state: the record (table
 // columns), row index, and the data file and position it came from.
 type visibleRow struct {
-	entry *manifestEntry
+	entry *paimon.ManifestEntry
 	rec   arrow.RecordBatch
 	row   int
 	pos   int64
@@ -69,6 +70,9 @@ func (t *Table) visibleRows(ctx context.Context, mem memory.Allocator, s *paimon
 		}
 		return nil
 	}
+	if e := t.merge.engine; e == enginePartialUpdate || e == engineAggregation {
+		return fmt.Errorf("%w: table %s: reading the merged rows of a %s table in the writer (DELETE) is not supported", paimon.ErrUnsupported, t.root, e)
+	}
 	groups := map[string][]int{}
 	var order []string
 	for i := range live {
@@ -81,7 +85,7 @@ func (t *Table) visibleRows(ctx context.Context, mem memory.Allocator, s *paimon
 	readFields := append([]types.DataField{format.SequenceNumberField(), format.ValueKindField()}, t.fields...)
 	for _, k := range order {
 		type ref struct {
-			e    *manifestEntry
+			e    *paimon.ManifestEntry
 			rec  int
 			row  int
 			pos  int64
@@ -121,18 +125,33 @@ func (t *Table) visibleRows(ctx context.Context, mem memory.Allocator, s *paimon
 				}
 				return 0
 			}
+			rule := &t.merge
 			sort.Slice(refs, func(i, j int) bool {
 				if d := cmpKey(refs[i], refs[j]); d != 0 {
 					return d < 0
 				}
-				return refs[i].seq < refs[j].seq
+				a, b := refs[i], refs[j]
+				return rule.cmpOrder(recs[a.rec], rowRef{row: int32(a.row), seq: a.seq}, recs[b.rec], rowRef{row: int32(b.row), seq: b.seq}, 2) < 0
 			})
-			for i := range refs {
-				if i+1 < len(refs) && cmpKey(refs[i], refs[i+1]) == 0 {
-					continue
+			for i := 0; i < len(refs); {
+				j := i + 1
+				for j < len(refs) && cmpKey(refs[i], refs[j]) == 0 {
+					j++
 				}
-				r := refs[i]
-				if r.kind == 1 || r.kind == 3 {
+				// deduplicate: the last record; first-row: the first
+				// record that is not a (ignored) retraction.
+				r := refs[j-1]
+				if rule.engine == engineFirstRow {
+					r.kind = 3
+					for _, c := range refs[i:j] {
+						if !isRetract(c.kind) {
+							r = c
+							break
+						}
+					}
+				}
+				i = j
+				if isRetract(r.kind) {
 					continue
 				}
 				vrec := vrecs[r.rec]

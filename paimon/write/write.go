@@ -40,7 +40,13 @@ type Writer struct {
 	pk     map[string]*pkBucket
 	order  []string
 	done   bool
+	// Dynamic-bucket tables: per partition the hash index (dynbucket.go),
+	// loaded from the index manifest of the snapshot at the first write.
+	dyn       map[string]*partitionIndex
+	dynLoaded bool
+	dynIndex  []paimon.IndexManifestEntry
 	// AutoCompact makes Commit of a primary-key table with deletion vectors
+	// or the first-row merge engine
 	// also run the lookup compaction (a second, COMPACT snapshot), as Java
 	// writers do by default so the data becomes visible to batch reads.
 	AutoCompact bool
@@ -125,7 +131,7 @@ func (w *Writer) write(ctx context.Context, rec arrow.RecordBatch, forceKind int
 	parts := map[string][]byte{}
 	buckets := map[string]int{}
 	var order []string
-	if len(w.t.partIdx) == 0 && w.t.bucket == -1 {
+	if len(w.t.partIdx) == 0 && w.t.bucket == -1 && !w.t.IsPrimaryKey() {
 		k := bucketKey(emptyRow, 0)
 		parts[k], buckets[k], order = emptyRow, 0, []string{k}
 		groups[k] = nil // all rows
@@ -137,6 +143,11 @@ func (w *Writer) write(ctx context.Context, rec arrow.RecordBatch, forceKind int
 		}
 		pv := make([]any, len(w.t.partIdx))
 		bv := make([]any, len(w.t.bucketIdx))
+		kt := make([]types.DataType, len(w.t.pkIdx))
+		for i, ki := range w.t.pkIdx {
+			kt[i] = w.t.fields[ki].Type
+		}
+		kv := make([]any, len(w.t.pkIdx))
 		for r := 0; r < n; r++ {
 			for i, pi := range w.t.partIdx {
 				pv[i] = arrowrow.Value(vrec.Column(pi), r)
@@ -146,7 +157,18 @@ func (w *Writer) write(ctx context.Context, rec arrow.RecordBatch, forceKind int
 				return fmt.Errorf("table %s: partition of row %d: %w", w.t.root, r, err)
 			}
 			b := 0
-			if w.t.bucket > 0 {
+			if w.t.bucket == -1 && w.t.IsPrimaryKey() {
+				for i, ki := range w.t.pkIdx {
+					kv[i] = arrowrow.Value(vrec.Column(ki), r)
+				}
+				kr, err := binrow.Encode(kt, kv)
+				if err != nil {
+					return fmt.Errorf("table %s: primary key of row %d: %w", w.t.root, r, err)
+				}
+				if b, err = w.dynamicBucket(ctx, pb, kr); err != nil {
+					return err
+				}
+			} else if w.t.bucket > 0 {
 				for i, bi := range w.t.bucketIdx {
 					bv[i] = arrowrow.Value(vrec.Column(bi), r)
 				}
@@ -271,7 +293,7 @@ func (w *Writer) add(ctx context.Context, k string, part []byte, bucket int, rec
 	fw := w.app[k]
 	if fw == nil {
 		var err error
-		fw, err = w.t.newDataFileWriter(w.mem, w.names, part, bucket, 0, sourceAppend, w.nextSeq(k))
+		fw, err = w.t.newDataFileWriter(w.mem, w.names, part, bucket, 0, paimon.FileSourceAppend, w.nextSeq(k))
 		if err != nil {
 			return err
 		}
@@ -307,50 +329,39 @@ func (w *Writer) flushPK(ctx context.Context, b *pkBucket, fw *dataFileWriter) e
 		}
 		return 0
 	}
-	sort.SliceStable(refs, func(i, j int) bool { return cmp(refs[i], refs[j]) < 0 })
-	out := refs[:0]
-	for i := range refs {
-		if i+1 < len(refs) && cmp(refs[i], refs[i+1]) == 0 {
-			continue // a later record of the same key wins
-		}
-		out = append(out, refs[i])
+	rule := &w.t.merge
+	if rule.simple() {
+		sort.SliceStable(refs, func(i, j int) bool { return cmp(refs[i], refs[j]) < 0 })
+	} else {
+		sort.Slice(refs, func(i, j int) bool {
+			if d := cmp(refs[i], refs[j]); d != 0 {
+				return d < 0
+			}
+			return rule.cmpOrder(b.recs[refs[i].rec], refs[i], b.recs[refs[j].rec], refs[j], 0) < 0
+		})
 	}
 	src := make([]arrow.RecordBatch, len(b.recs))
 	copy(src, b.recs)
-	return writeKV(ctx, w.mem, w.t, fw, out, 0, func(r rowRef) (arrow.RecordBatch, int, int8) {
-		return src[r.rec], int(r.row), b.kinds[r.rec][r.row]
-	})
-}
-
-// writeKV builds physical primary-key records from value rows (in output
-// order) and writes them in chunks.
-// Value columns of the records get returns start at column off.
-func writeKV(ctx context.Context, mem memory.Allocator, t *Table, fw *dataFileWriter, refs []rowRef, off int, get func(rowRef) (arrow.RecordBatch, int, int8)) error {
-	const chunk = 64 * 1024
-	for start := 0; start < len(refs); start += chunk {
-		end := min(start+chunk, len(refs))
-		bld := array.NewRecordBuilder(mem, fw.sc)
-		k := len(t.pkIdx)
-		for _, r := range refs[start:end] {
-			rec, row, kind := get(r)
-			for i, ki := range t.pkIdx {
-				arrowrow.AppendFrom(bld.Field(i), rec.Column(off+ki), row)
-			}
-			bld.Field(k).(*array.Int64Builder).Append(r.seq)
-			bld.Field(k + 1).(*array.Int8Builder).Append(kind)
-			for c := 0; c < len(t.fields); c++ {
-				arrowrow.AppendFrom(bld.Field(k+2+c), rec.Column(off+c), row)
-			}
+	recOf := func(r rowRef) arrow.RecordBatch { return src[r.rec] }
+	kindOf := func(r rowRef) int8 { return b.kinds[r.rec][r.row] }
+	// One record per key: the table's merge function folds the others
+	// (deduplicate: the last record wins, retractions kept for older levels).
+	var out []mergedRow
+	for i := 0; i < len(refs); {
+		j := i + 1
+		for j < len(refs) && cmp(refs[i], refs[j]) == 0 {
+			j++
 		}
-		out := bld.NewRecordBatch()
-		bld.Release()
-		err := fw.write(ctx, out)
-		out.Release()
+		m, ok, err := rule.merge(refs[i:j], kindOf, recOf, 0, len(w.t.fields), false)
 		if err != nil {
-			return err
+			return fmt.Errorf("table %s: %w", w.t.root, err)
 		}
+		if ok {
+			out = append(out, m)
+		}
+		i = j
 	}
-	return nil
+	return writeMerged(ctx, w.mem, w.t, fw, out, 0, recOf)
 }
 
 func parseKinds(col arrow.Array) ([]int8, error) {
@@ -397,7 +408,7 @@ func (w *Writer) Commit(ctx context.Context) (int64, error) {
 	}
 	w.done = true
 	defer w.release()
-	var entries []manifestEntry
+	var entries []paimon.ManifestEntry
 	var files []string
 	fail := func(err error) (int64, error) {
 		for _, fw := range w.app {
@@ -410,13 +421,13 @@ func (w *Writer) Commit(ctx context.Context) (int64, error) {
 	}
 	// Flush buckets in parallel (sorting and encoding are per bucket).
 	writers := make([]*dataFileWriter, len(w.order))
-	results := make([][]dataFileMeta, len(w.order))
+	results := make([][]paimon.DataFileMeta, len(w.order))
 	err := parallel(ctx, len(w.order), func(i int) error {
 		k := w.order[i]
 		fw := w.app[k]
 		if b := w.pk[k]; b != nil {
 			var err error
-			if fw, err = w.t.newDataFileWriter(w.mem, w.names, b.partition, b.bucket, 0, sourceAppend, 0); err != nil {
+			if fw, err = w.t.newDataFileWriter(w.mem, w.names, b.partition, b.bucket, 0, paimon.FileSourceAppend, 0); err != nil {
 				return err
 			}
 			writers[i] = fw
@@ -444,18 +455,25 @@ func (w *Writer) Commit(ctx context.Context) (int64, error) {
 	}
 	for i, fw := range writers {
 		for _, m := range results[i] {
-			entries = append(entries, manifestEntry{Version: 2, Kind: kindAdd, Partition: fw.partition,
+			entries = append(entries, paimon.ManifestEntry{Kind: paimon.FileKindAdd, Partition: fw.partition,
 				Bucket: int32(fw.bucket), TotalBuckets: int32(w.t.bucket), File: m})
 		}
 	}
 	if len(entries) == 0 {
 		return 0, nil
 	}
-	id, err := w.t.commit(ctx, &commitRequest{kind: paimon.CommitAppend, entries: entries, newFiles: files})
+	req := &commitRequest{kind: paimon.CommitAppend, entries: entries, newFiles: files}
+	if err := w.writeHashIndexes(ctx, req); err != nil {
+		files = req.newFiles
+		return fail(err)
+	}
+	id, err := w.t.commit(ctx, req)
 	if err != nil {
 		return 0, err
 	}
-	if w.t.IsPrimaryKey() && w.t.DeletionVectors() && w.AutoCompact {
+	// First-row tables are read without their level-0 files (Java keeps
+	// them compacted by lookup): compact what this commit added.
+	if w.t.IsPrimaryKey() && (w.t.DeletionVectors() || w.t.merge.engine == engineFirstRow) && w.AutoCompact {
 		// A concurrent compaction of the same bucket makes ours conflict;
 		// recompute from the new latest snapshot a few times.
 		var cid int64
@@ -466,7 +484,7 @@ func (w *Writer) Commit(ctx context.Context) (int64, error) {
 			}
 		}
 		if err != nil {
-			return id, fmt.Errorf("table %s: data committed as snapshot %d but the deletion-vector compaction failed: %w", w.t.root, id, err)
+			return id, fmt.Errorf("table %s: data committed as snapshot %d but the compaction that makes it visible failed: %w", w.t.root, id, err)
 		}
 		if cid > 0 {
 			id = cid

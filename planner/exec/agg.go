@@ -69,7 +69,8 @@ type aggSpec struct {
 	out       arrow.DataType
 	nullable  bool
 	sep       string
-	skipNulls bool // rows where an argument is NULL are not aggregated
+	q         float64 // QUANTILE_CONT / QUANTILE_DISC fraction
+	skipNulls bool    // rows where an argument is NULL are not aggregated
 }
 
 // NewHashAggregate validates the aggregation and computes its schema.
@@ -199,6 +200,17 @@ func resolveAgg(a *AggExpr) (aggSpec, error) {
 		if sp.distinct {
 			return sp, fmt.Errorf("exec: %s: COUNT(DISTINCT *)", sp.name)
 		}
+	case "QUANTILE_CONT", "QUANTILE_DISC":
+		lit, ok := vec.IsConst(a.Args[1])
+		var q float64
+		if ok && lit.Value.IsValid() {
+			q, ok = aggConstFloat(lit.Value)
+		}
+		if !ok || !(q >= 0 && q <= 1) || !aggIsFloat(sp.types[0]) {
+			return sp, fmt.Errorf("exec: %s: the quantile must be a constant in [0, 1] over a DOUBLE argument", sp.name)
+		}
+		sp.q = q
+		sp.args, sp.types = a.Args[:1], sp.types[:1]
 	case "STRING_AGG":
 		sp.sep = ","
 		if len(a.Args) == 2 {
@@ -275,6 +287,8 @@ func (sp *aggSpec) newAcc(mem memory.Allocator) (aggAcc, error) {
 			return &aggVar{fn: sp.fn}, nil
 		case "STRING_AGG":
 			return &aggStrAgg{dt: sp.out, sep: sp.sep}, nil
+		case "QUANTILE_CONT", "QUANTILE_DISC":
+			return &aggQuantile{q: sp.q, disc: sp.fn == "QUANTILE_DISC"}, nil
 		}
 		return nil, fmt.Errorf("exec: unknown aggregate %s", sp.fn)
 	}

@@ -128,6 +128,14 @@ func AggResultType(fn string, args []arrow.DataType) (arrow.DataType, bool, erro
 			return arrow.FixedWidthTypes.Boolean, true, nil
 		}
 		return bad()
+	case "QUANTILE_CONT", "QUANTILE_DISC":
+		if len(args) != 2 {
+			return nil, false, fmt.Errorf("exec: %s takes 2 arguments, not %d", f, len(args))
+		}
+		if t := args[0]; aggIsInt(t) || aggIsFloat(t) || t.ID() == arrow.DECIMAL128 || t.ID() == arrow.NULL {
+			return arrow.PrimitiveTypes.Float64, true, nil
+		}
+		return bad()
 	case "STRING_AGG":
 		if len(args) != 1 && len(args) != 2 {
 			return nil, false, fmt.Errorf("exec: STRING_AGG takes 1 or 2 arguments, not %d", len(args))

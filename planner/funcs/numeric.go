@@ -34,6 +34,8 @@ func init() {
 	}))
 	register("CBRT", nil, bindFloat1(func(x float64) (float64, error) { return math.Cbrt(x), nil }))
 	register("EXP", nil, bindFloat1(func(x float64) (float64, error) { return math.Exp(x), nil }))
+	register("DEGREES", nil, bindFloat1(func(x float64) (float64, error) { return x * (180 / math.Pi), nil }))
+	register("RADIANS", nil, bindFloat1(func(x float64) (float64, error) { return x * (math.Pi / 180), nil }))
 	register("LN", nil, bindFloat1(logOf("LN", math.Log)))
 	register("LOG10", nil, bindFloat1(logOf("LOG10", math.Log10)))
 	register("LOG2", nil, bindFloat1(logOf("LOG2", math.Log2)))

@@ -1,6 +1,7 @@
 package logical
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -86,6 +87,19 @@ func (a *aggCtx) addGroup(e vec.Expr, name string) int {
 // ROLLUP, CUBE and GROUPING SETS expand into sets).
 func (b *binder) groupBy(a *aggCtx, gb sqlparser.GroupBy, items []selectItem) error {
 	a.in.what = "GROUP BY"
+	if len(gb) == 1 {
+		if f, ok := gb[0].(*sqlparser.FuncExpr); ok && f.Name.Lowered() == "paimon_group_all" {
+			// GROUP BY ALL (DuckDB): every select item without an aggregate
+			// or a window function, by position.
+			gb = nil
+			for i, it := range items {
+				if it.expr != nil && (containsAgg(it.expr) || hasWindow(it.expr)) {
+					continue
+				}
+				gb = append(gb, sqlparser.NewIntVal([]byte(strconv.Itoa(i+1))))
+			}
+		}
+	}
 	bindOne := func(e sqlparser.Expr) (int, error) {
 		if idx, ok := ordinal(e, len(items)); ok {
 			if idx < 0 {
@@ -225,6 +239,22 @@ func (a *aggCtx) collect(b *binder, e sqlparser.Expr) error {
 		case *sqlparser.Subquery:
 			return false, nil
 		case *sqlparser.FuncExpr:
+			if x.Name.Lowered() == "paimon_window" {
+				// SUM(SUM(x)) OVER (...): the window function is not an
+				// aggregate of the GROUP BY; its arguments may hold some.
+				if len(x.Exprs) > 0 {
+					if ae, ok := x.Exprs[0].(*sqlparser.AliasedExpr); ok {
+						if f, ok := ae.Expr.(*sqlparser.FuncExpr); ok {
+							for _, arg := range f.Exprs {
+								if ae2, ok := arg.(*sqlparser.AliasedExpr); ok && err == nil {
+									err = a.collect(b, ae2.Expr)
+								}
+							}
+						}
+					}
+				}
+				return false, nil
+			}
 			if x.Name.Lowered() == "paimon_filter" || isAggCall(x) {
 				_, err = a.aggOf(b, x)
 				return false, nil
@@ -261,6 +291,11 @@ func (a *aggCtx) aggOf(b *binder, e sqlparser.Expr) (int, error) {
 	var ag exec.AggExpr
 	switch x := e.(type) {
 	case *sqlparser.GroupConcatExpr:
+		if len(x.OrderBy) > 0 {
+			// The accumulator concatenates in arrival order: never
+			// pretend to honour an ORDER BY.
+			return 0, unsupportedf("ORDER BY inside GROUP_CONCAT/STRING_AGG (%s)", sqlparser.String(x))
+		}
 		ag.Func = "STRING_AGG"
 		ag.Distinct = x.Distinct != ""
 		for _, se := range x.Exprs {
@@ -299,6 +334,9 @@ func (a *aggCtx) aggOf(b *binder, e sqlparser.Expr) (int, error) {
 		}
 		if ag.Func == "COUNT" && len(ag.Args) == 0 {
 			ag.Func = "COUNT_STAR"
+		}
+		if err := quantileArgs(&ag); err != nil {
+			return 0, err
 		}
 	}
 	ag.Filter = filter
@@ -461,7 +499,14 @@ func (a *aggCtx) grouping(b *binder, x *sqlparser.FuncExpr) (vec.Expr, error) {
 		if gi < 0 {
 			return nil, invalidf("GROUPING() argument %s is not a GROUP BY expression", v.String())
 		}
-		bit, err := vec.NewCall("PAIMON_GROUPING_BIT", []vec.Expr{gid, mustNum(itoa(gi))})
+		// exec.GroupingID: bit (n-1-gi) of the id is set when key gi is
+		// not grouped; (id // 2^(n-1-gi)) % 2 extracts it.
+		shift := len(a.groupKeys) - 1 - gi
+		q, err := vec.NewArith("div", gid, mustNum(strconv.FormatInt(int64(1)<<shift, 10)))
+		if err != nil {
+			return nil, err
+		}
+		bit, err := vec.NewArith("%", q, mustNum("2"))
 		if err != nil {
 			return nil, err
 		}
@@ -504,4 +549,54 @@ func (a *aggCtx) shiftedExpr(sh shiftedSum) (vec.Expr, error) {
 	}
 	// keep SUM's result type (DECIMAL(38,0))
 	return vec.ImplicitCast(out, a.schema[len(a.groups)+sh.sum].Type)
+}
+
+// quantileArgs types MEDIAN(x) as QUANTILE_CONT(x, 0.5) and casts the
+// argument of QUANTILE_CONT/QUANTILE_DISC to DOUBLE (the results are
+// DOUBLE; DuckDB keeps DECIMAL for DECIMAL input: equal values).
+func quantileArgs(ag *exec.AggExpr) error {
+	switch ag.Func {
+	case "MEDIAN":
+		if len(ag.Args) != 1 {
+			return invalidf("MEDIAN takes one argument")
+		}
+		ag.Func = "QUANTILE_CONT"
+		ag.Args = append(ag.Args, mustNum("0.5"))
+	case "QUANTILE_CONT", "QUANTILE_DISC":
+		if len(ag.Args) != 2 {
+			return invalidf("%s takes two arguments (the value and a constant fraction)", ag.Func)
+		}
+		if _, ok := vec.IsConst(ag.Args[1]); !ok {
+			return unsupportedf("%s with a non-constant or list fraction %s", ag.Func, ag.Args[1])
+		}
+	default:
+		return nil
+	}
+	t := ag.Args[0].Type()
+	if !vec.IsNumeric(t) && t.ID() != arrow.NULL {
+		return unsupportedf("%s over %s", ag.Func, vec.TypeName(t))
+	}
+	c, err := vec.NewCast(ag.Args[0], arrow.PrimitiveTypes.Float64)
+	if err != nil {
+		return err
+	}
+	ag.Args[0] = c
+	return nil
+}
+
+// hasWindow reports whether e calls a window function (outside subqueries).
+func hasWindow(e sqlparser.Expr) bool {
+	found := false
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		switch x := n.(type) {
+		case *sqlparser.Subquery:
+			return false, nil
+		case *sqlparser.FuncExpr:
+			if x.Name.Lowered() == "paimon_window" {
+				found = true
+			}
+		}
+		return !found, nil
+	}, e)
+	return found
 }

@@ -327,6 +327,8 @@ func (b *binder) binary(ec *exprCtx, x *sqlparser.BinaryExpr) (vec.Expr, error) 
 		return vec.NewArith(x.Operator, l, r)
 	case parse.ConcatOp, sqlparser.BitOrStr:
 		return concatStrict(l, r)
+	case sqlparser.BitXorStr: // DuckDB/PostgreSQL: ^ is exponentiation
+		return vec.NewCall("POWER", []vec.Expr{l, r})
 	}
 	return nil, unsupportedf("operator %s", x.Operator)
 }
@@ -459,6 +461,7 @@ var aggNames = map[string]string{
 	"stddev": "STDDEV_SAMP", "stddev_samp": "STDDEV_SAMP", "stddev_pop": "STDDEV_POP",
 	"variance": "VAR_SAMP", "var_samp": "VAR_SAMP", "var_pop": "VAR_POP",
 	"string_agg": "STRING_AGG", "listagg": "STRING_AGG",
+	"median": "MEDIAN", "quantile_cont": "QUANTILE_CONT", "quantile_disc": "QUANTILE_DISC", "quantile": "QUANTILE_DISC",
 }
 
 var windowOnly = map[string]string{
@@ -492,6 +495,19 @@ func (b *binder) funcExpr(ec *exprCtx, x *sqlparser.FuncExpr) (vec.Expr, error) 
 		}
 	}
 	switch name {
+	case "dayname", "monthname": // STRFTIME(d, '%A' / '%B'), as DuckDB
+		if len(x.Exprs) != 1 {
+			return nil, invalidf("%s takes one argument", strings.ToUpper(name))
+		}
+		a, err := b.selectExprArg(ec, x.Exprs[0])
+		if err != nil {
+			return nil, err
+		}
+		f := "%A"
+		if name == "monthname" {
+			f = "%B"
+		}
+		return vec.NewCall("STRFTIME", []vec.Expr{a, vec.StringLiteral(f)})
 	case "paimon_window":
 		if ec.win == nil {
 			return nil, invalidf("window functions are not allowed in %s", ec.what)

@@ -250,6 +250,14 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		} else {
 			x, err := b.expr(post, o.Expr)
 			if err != nil {
+				// DuckDB: select aliases inside ORDER BY expressions
+				// (ORDER BY k % 7 with k an alias), for names that are not
+				// columns.
+				if x2, ok := b.orderByAliases(post, o.Expr, items); ok {
+					x, err = x2, nil
+				}
+			}
+			if err != nil {
 				return nil, err
 			}
 			e = x
@@ -568,4 +576,38 @@ func containsAgg(e sqlparser.Expr) bool {
 		return true, nil
 	}, e)
 	return found
+}
+
+// orderByAliases binds an ORDER BY expression with its unqualified names
+// that are select aliases replaced by the aliased expressions (the AST is
+// restored afterwards); ok is false when no alias occurs or binding fails.
+func (b *binder) orderByAliases(post *exprCtx, e sqlparser.Expr, items []selectItem) (vec.Expr, bool) {
+	type sub struct {
+		col   *sqlparser.ColName
+		paren *sqlparser.ParenExpr
+	}
+	var subs []sub
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		switch x := n.(type) {
+		case *sqlparser.Subquery:
+			return false, nil
+		case *sqlparser.ColName:
+			if i := aliasIndex(items, x.Name.String()); x.Qualifier.IsEmpty() && i >= 0 && items[i].expr != nil {
+				subs = append(subs, sub{x, &sqlparser.ParenExpr{Expr: items[i].expr}})
+			}
+		}
+		return true, nil
+	}, e)
+	if len(subs) == 0 {
+		return nil, false
+	}
+	root := e
+	for _, s := range subs {
+		root = sqlparser.ReplaceExpr(root, s.col, s.paren)
+	}
+	x, err := b.expr(post, root)
+	for _, s := range subs {
+		root = sqlparser.ReplaceExpr(root, s.paren, s.col)
+	}
+	return x, err == nil
 }

@@ -91,6 +91,14 @@ func (w *winCtx) add(b *binder, ec *exprCtx, x *sqlparser.FuncExpr) (vec.Expr, e
 	if fn == "COUNT" && len(args) == 0 {
 		fn = "COUNT_STAR"
 	}
+	if (fn == "LAG" || fn == "LEAD") && len(args) == 3 && args[2].Type().ID() != arrow.NULL && !arrow.TypeEqual(args[2].Type(), args[0].Type()) {
+		// The default takes the argument's type (DuckDB): LAG(price, 1, 0).
+		d, err := vec.ImplicitCast(args[2], args[0].Type())
+		if err != nil {
+			return nil, err
+		}
+		args[2] = d
+	}
 	e := winEntry{fn: exec.WindowFunc{Func: fn, Args: args}}
 	inner.what = "PARTITION BY"
 	var keyParts []string

@@ -38,7 +38,22 @@ type token struct {
 
 // lex splits sql into tokens. It never fails on odd input: an unterminated
 // quote or comment is reported as an error naming its position.
+//
+// A backslash escapes a quote in a string ('it\'s', as MySQL clients
+// write); when that leaves a string unterminated, the statement is lexed
+// again with backslashes as plain characters (standard SQL and DuckDB:
+// LIKE 'a\%' ESCAPE '\').
 func lex(sql string) ([]token, error) {
+	toks, err := lexMode(sql, false)
+	if err != nil && strings.IndexByte(sql, '\\') >= 0 {
+		if t2, err2 := lexMode(sql, true); err2 == nil {
+			return t2, nil
+		}
+	}
+	return toks, err
+}
+
+func lexMode(sql string, plainBackslash bool) ([]token, error) {
 	toks := make([]token, 0, len(sql)/2+8)
 	nparam := 0
 	i := 0
@@ -55,7 +70,7 @@ func lex(sql string) ([]token, error) {
 			j := i + 1
 			closed := false
 			for j < len(sql) {
-				if sql[j] == '\\' && c == '\'' && j+1 < len(sql) {
+				if sql[j] == '\\' && c == '\'' && !plainBackslash && j+1 < len(sql) {
 					j += 2
 					continue
 				}
@@ -112,6 +127,10 @@ func lex(sql string) ([]token, error) {
 			i++
 			nparam++
 			toks = append(toks, token{tParam, ":v" + strconv.Itoa(nparam), start})
+		case c == '/' && i+1 < len(sql) && sql[i+1] == '/':
+			// DuckDB's integer division; sqlparser would read a comment.
+			i += 2
+			toks = append(toks, token{tSpace, " ", start}, token{tIdent, "DIV", start}, token{tSpace, " ", start})
 		default:
 			// multi-character operators stay together
 			for _, op := range []string{"<=>", "->>", "<>", "!=", "<=", ">=", "||", "&&", "::", "<<", ">>", "=>", "->"} {

@@ -25,6 +25,8 @@ type Statement struct {
 	Query            *Query              // SELECT / WITH / set operations (nil otherwise)
 	Other            sqlparser.Statement // SHOW, DELETE, SET, DESCRIBE... (nil for queries and CALL)
 	Call             *Call               // CALL proc(args)
+	DDL              *DDL                // CREATE/DROP DATABASE/TABLE (ddl.go)
+	Insert           *Insert             // INSERT INTO (insert.go)
 	Explain, Analyze bool                // EXPLAIN [ANALYZE] <statement>
 	NumParams        int                 // number of ? placeholders (ValArg SQLVals :v1, :v2, ...)
 
@@ -117,6 +119,13 @@ func parse(ctx context.Context, sql string, lim Limits) (*Statement, error) {
 	if p.match, err = matchAll(sql, toks); err != nil {
 		return nil, err
 	}
+	if vt, ok := valuesAsSelects(toks, p.match); ok {
+		p.toks = vt
+		if p.match, err = matchAll(sql, vt); err != nil {
+			return nil, err
+		}
+		toks = vt
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -143,6 +152,27 @@ func parse(ctx context.Context, sql string, lim Limits) (*Statement, error) {
 			return nil, err
 		}
 		p.st.Call = c
+		return p.st, nil
+	case isWord(t, "INSERT"):
+		in, err := parseInsert(sql, toks[i+1:])
+		if err != nil {
+			return nil, err
+		}
+		p.st.Insert = in
+		return p.st, nil
+	case isWord(t, "ALTER"):
+		d, err := parseAlter(toks[i+1:])
+		if err != nil {
+			return nil, err
+		}
+		p.st.DDL = d
+		return p.st, nil
+	case isWord(t, "CREATE"), isWord(t, "DROP"):
+		d, err := parseDDL(toks[i+1:], isWord(t, "CREATE"))
+		if err != nil {
+			return nil, err
+		}
+		p.st.DDL = d
 		return p.st, nil
 	case isWord(t, "SELECT"), isWord(t, "WITH"), isPunct(t, "("):
 		p.inQuery = true

@@ -250,10 +250,34 @@ func (p *parser) rwPunct(e *emitter, i, lo, hi int, clause rctx) (int, error) {
 		return 0, p.errAt(catalog.ErrUnsupported, i, "bitwise | is not supported (|| is string concatenation)")
 	case "::":
 		return p.rwPGCast(e, i, lo, hi)
+	case "=", "<>", "!=", "<", ">", "<=", ">=":
+		if j := p.nextIn(i+1, hi); (p.word(j, hi, "ANY") || p.word(j, hi, "SOME") || p.word(j, hi, "ALL")) &&
+			p.punct(p.nextIn(j+1, hi), hi, "(") && p.isQueryParen(p.nextIn(j+1, hi)) {
+			return p.rwQuantified(e, i, j)
+		}
+		e.add(t.pos, t.text)
 	default:
 		e.add(t.pos, t.text)
 	}
 	return i + 1, nil
+}
+
+// rwQuantified rewrites x = ANY/SOME (subquery) as x IN (subquery) and
+// x <> ALL (subquery) as x NOT IN (subquery) (the same three-valued
+// results); other quantified comparisons are refused. op is the
+// comparison's token, q the quantifier's.
+func (p *parser) rwQuantified(e *emitter, op, q int) (int, error) {
+	o := p.toks[op].text
+	some := !isWord(p.toks[q], "ALL")
+	switch {
+	case o == "=" && some:
+		e.add(p.toks[op].pos, " IN ")
+	case (o == "<>" || o == "!=") && !some:
+		e.add(p.toks[op].pos, " NOT IN ")
+	default:
+		return 0, p.errAt(catalog.ErrUnsupported, q, "%s %s (subquery) is not supported (= ANY and <> ALL are)", o, strings.ToUpper(p.toks[q].text))
+	}
+	return q + 1, nil
 }
 
 // rwCall rewrites the call name(...) at i, with FILTER (WHERE c) and
@@ -330,6 +354,14 @@ func (p *parser) rwCallBody(e *emitter, i, open, close int) error {
 	switch lw {
 	case "cast", "extract", "substring", "substr":
 		return p.rwSpecial(e, lw, open, close)
+	case "position":
+		if at := p.lastWordAt(open, close, "IN"); at > open {
+			return p.rwPosition(e, open, close, at)
+		}
+	case "trim":
+		if at := p.lastWordAt(open, close, "FROM"); at > open {
+			return p.rwTrim(e, open, close, at)
+		}
 	}
 	name := t.text
 	if r, ok := renamedFuncs[lw]; ok {

@@ -376,3 +376,45 @@ func (p *parser) rwODBC(e *emitter, open int) (int, error) {
 	}
 	return close + 1, nil
 }
+
+// rwPosition rewrites POSITION(needle IN haystack) as STRPOS(haystack,
+// needle); at is the IN.
+func (p *parser) rwPosition(e *emitter, open, close, at int) error {
+	e.add(p.toks[open].pos, "strpos(")
+	if err := p.rw(e, at+1, close, ctxNone); err != nil {
+		return err
+	}
+	e.add(p.toks[at].pos, ", ")
+	if err := p.rw(e, open+1, at, ctxNone); err != nil {
+		return err
+	}
+	e.add(p.toks[close].pos, ")")
+	return nil
+}
+
+// rwTrim rewrites TRIM([BOTH|LEADING|TRAILING] [chars] FROM s) as
+// TRIM/LTRIM/RTRIM(s[, chars]); at is the FROM.
+func (p *parser) rwTrim(e *emitter, open, close, at int) error {
+	fn, from := "trim(", open+1
+	i := p.nextIn(open+1, at)
+	switch {
+	case p.word(i, at, "BOTH"):
+		from = i + 1
+	case p.word(i, at, "LEADING"):
+		fn, from = "ltrim(", i+1
+	case p.word(i, at, "TRAILING"):
+		fn, from = "rtrim(", i+1
+	}
+	e.add(p.toks[open].pos, fn)
+	if err := p.rw(e, at+1, close, ctxNone); err != nil {
+		return err
+	}
+	if p.lastSig(from, at) >= from {
+		e.add(p.toks[at].pos, ", ")
+		if err := p.rw(e, from, at, ctxNone); err != nil {
+			return err
+		}
+	}
+	e.add(p.toks[close].pos, ")")
+	return nil
+}

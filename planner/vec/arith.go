@@ -37,7 +37,7 @@ type Arith struct {
 }
 
 // NewArith types l op r. Integer arithmetic is BIGINT and checked; '/' is
-// DOUBLE (x / 0 is NULL, as is x % 0); DECIMAL arithmetic is exact; DATE,
+// DOUBLE (x / 0 is ±Inf and 0 / 0 NaN as in DuckDB; x % 0 is NULL); DECIMAL arithmetic is exact; DATE,
 // TIMESTAMP and INTERVAL combine as in DuckDB.
 func NewArith(op string, l, r Expr) (Expr, error) {
 	op = strings.ToLower(op)
@@ -157,7 +157,7 @@ func numericArith(op string, l, r Expr, mk func(arithKind, arrow.DataType, arrow
 
 func (a *Arith) Type() arrow.DataType { return a.T }
 func (a *Arith) Nullable() bool {
-	if a.Op == "/" || a.Op == "%" || a.Op == "div" {
+	if a.Op == "%" || a.Op == "div" {
 		return true
 	}
 	return a.L.Nullable() || a.R.Nullable()

@@ -282,7 +282,12 @@ func (a *Arith) evalFloat(mem memory.Allocator, n int, x, y operand, valid *memo
 				r[i] = xc * v
 			}
 		}
-	case "/", "%":
+	case "/":
+		// DuckDB: x / 0 is ±Inf (0 / 0 NaN), IEEE division.
+		for i := range r {
+			r[i] = at(xs, xc, i) / at(ys, yc, i)
+		}
+	case "%":
 		nz := newBitmap(mem, n)
 		zb := nz.Bytes()
 		for i := range r {
@@ -291,11 +296,7 @@ func (a *Arith) evalFloat(mem memory.Allocator, n int, x, y operand, valid *memo
 				continue
 			}
 			bitutil.SetBit(zb, i)
-			if a.Op == "/" {
-				r[i] = at(xs, xc, i) / q
-			} else {
-				r[i] = math.Mod(at(xs, xc, i), q)
-			}
+			r[i] = math.Mod(at(xs, xc, i), q)
 		}
 		if valid != nil {
 			bitutil.BitmapAnd(zb, valid.Bytes(), 0, 0, zb, 0, int64(n))
@@ -311,7 +312,7 @@ func (a *Arith) evalFloat(mem memory.Allocator, n int, x, y operand, valid *memo
 	if bad != 0 || bad != bad {
 		i := firstBad(n, valid, func(i int) bool {
 			p, q := at(xs, xc, i), at(ys, yc, i)
-			return math.IsInf(r[i], 0) && !math.IsInf(p, 0) && !math.IsInf(q, 0) && !math.IsNaN(p) && !math.IsNaN(q)
+			return math.IsInf(r[i], 0) && !math.IsInf(p, 0) && !math.IsInf(q, 0) && !math.IsNaN(p) && !math.IsNaN(q) && (a.Op != "/" || q != 0)
 		})
 		if i >= 0 {
 			o.buf.Release()

@@ -242,7 +242,7 @@ func castNumeric(mem memory.Allocator, a arrow.Array, to arrow.DataType) (arrow.
 		case IsInteger(to):
 			ints := make([]int64, n)
 			for i, f := range fs {
-				r := math.Round(f)
+				r := math.RoundToEven(f) // DuckDB: nearbyint, 2.5 -> 2
 				if !(r >= -9.223372036854775808e18 && r < 9.223372036854775808e18) {
 					if a.IsValid(i) {
 						return nil, castRangeErr(formatFloat(f), to)

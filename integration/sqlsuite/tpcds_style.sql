@@ -1,0 +1,192 @@
+-- database: tpch
+-- TPC-DS-style constructs over the TPC-H tables (SF 0.01).
+
+SELECT n_regionkey, n_nationkey % 3 AS m, COUNT(*) AS c, SUM(n_nationkey) AS s, GROUPING(n_regionkey) AS g1, GROUPING(n_nationkey % 3) AS g2
+FROM nation GROUP BY ROLLUP (n_regionkey, n_nationkey % 3);
+
+SELECT n_regionkey, n_nationkey % 2 AS m, COUNT(*) AS c, GROUPING(n_regionkey, n_nationkey % 2) AS g
+FROM nation GROUP BY CUBE (n_regionkey, n_nationkey % 2);
+
+SELECT o_orderstatus, o_orderpriority, COUNT(*) AS c, SUM(o_totalprice) AS s
+FROM orders GROUP BY GROUPING SETS ((o_orderstatus), (o_orderpriority), ());
+
+SELECT CASE WHEN GROUPING(r_name) = 1 THEN 'ALL' ELSE r_name END AS region, SUM(n_nationkey) AS s
+FROM nation JOIN region ON n_regionkey = r_regionkey GROUP BY ROLLUP (r_name);
+
+-- ordered
+SELECT o_orderstatus, o_orderpriority, COUNT(*) AS c FROM orders
+GROUP BY ROLLUP (o_orderstatus, o_orderpriority) ORDER BY GROUPING(o_orderstatus), o_orderstatus, GROUPING(o_orderpriority), o_orderpriority;
+
+SELECT l_returnflag, l_linestatus, SUM(l_quantity) AS q FROM lineitem
+GROUP BY l_returnflag, ROLLUP (l_linestatus);
+
+SELECT n_regionkey, COUNT(*) AS c FROM nation GROUP BY ROLLUP (n_regionkey) HAVING COUNT(*) > 4;
+
+-- window frames
+SELECT o_orderkey, o_custkey, SUM(o_totalprice) OVER (PARTITION BY o_custkey ORDER BY o_orderkey ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS s
+FROM orders WHERE o_custkey < 50;
+
+SELECT o_orderkey, o_custkey, AVG(o_totalprice) OVER (PARTITION BY o_custkey ORDER BY o_orderkey ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS a
+FROM orders WHERE o_custkey < 50;
+
+SELECT o_orderkey, o_custkey, COUNT(*) OVER (PARTITION BY o_custkey ORDER BY o_orderdate RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS c
+FROM orders WHERE o_custkey < 50;
+
+SELECT o_orderkey, o_custkey, MAX(o_totalprice) OVER (PARTITION BY o_custkey ORDER BY o_orderkey ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS m
+FROM orders WHERE o_custkey < 50;
+
+SELECT o_orderkey, MIN(o_totalprice) OVER (ORDER BY o_orderkey ROWS BETWEEN 2 PRECEDING AND 1 PRECEDING) AS m
+FROM orders WHERE o_custkey < 30;
+
+SELECT o_orderkey, SUM(o_totalprice) OVER (PARTITION BY o_custkey) AS s FROM orders WHERE o_custkey < 30;
+
+SELECT o_orderkey, o_custkey, PERCENT_RANK() OVER (PARTITION BY o_custkey ORDER BY o_totalprice) AS pr,
+  CUME_DIST() OVER (PARTITION BY o_custkey ORDER BY o_totalprice) AS cd
+FROM orders WHERE o_custkey < 60;
+
+SELECT o_orderkey, o_custkey, NTH_VALUE(o_orderkey, 2) OVER (PARTITION BY o_custkey ORDER BY o_orderkey ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS n2
+FROM orders WHERE o_custkey < 60;
+
+SELECT o_orderkey, o_custkey, FIRST_VALUE(o_orderkey) OVER (PARTITION BY o_custkey ORDER BY o_totalprice DESC) AS f,
+  LAST_VALUE(o_orderkey) OVER (PARTITION BY o_custkey ORDER BY o_totalprice DESC ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS l
+FROM orders WHERE o_custkey < 60;
+
+SELECT o_orderkey, LAG(o_totalprice, 2, 0) OVER (PARTITION BY o_custkey ORDER BY o_orderkey) AS l2,
+  LEAD(o_orderkey) OVER (PARTITION BY o_custkey ORDER BY o_orderkey) AS n1
+FROM orders WHERE o_custkey < 60;
+
+SELECT o_custkey, o_orderkey, NTILE(3) OVER (PARTITION BY o_custkey ORDER BY o_orderkey) AS t FROM orders WHERE o_custkey < 60;
+
+SELECT o_custkey, SUM(o_totalprice) AS s, RANK() OVER (ORDER BY SUM(o_totalprice) DESC) AS r
+FROM orders GROUP BY o_custkey;
+
+SELECT c_nationkey, c_custkey, c_acctbal, ROW_NUMBER() OVER w AS rn FROM customer WHERE c_nationkey < 3
+WINDOW w AS (PARTITION BY c_nationkey ORDER BY c_acctbal DESC, c_custkey);
+
+SELECT * FROM (SELECT c_nationkey, c_custkey, ROW_NUMBER() OVER (PARTITION BY c_nationkey ORDER BY c_acctbal DESC, c_custkey) AS rn FROM customer) x WHERE rn <= 2;
+
+SELECT o_custkey, o_orderkey, o_totalprice / SUM(o_totalprice) OVER (PARTITION BY o_custkey) AS share
+FROM orders WHERE o_custkey < 40;
+
+-- known: RANGE frames with INTERVAL offsets are refused
+SELECT o_orderkey, SUM(o_totalprice) OVER (ORDER BY o_orderdate RANGE BETWEEN INTERVAL 30 DAY PRECEDING AND CURRENT ROW) AS s
+FROM orders WHERE o_custkey < 40;
+
+-- known: RANGE frames with offsets are ErrUnsupported
+SELECT o_orderkey, COUNT(*) OVER (ORDER BY o_custkey RANGE BETWEEN 5 PRECEDING AND 5 FOLLOWING) AS c FROM orders WHERE o_custkey < 40;
+
+-- CTEs used several times
+WITH rev AS (SELECT l_suppkey AS sk, SUM(l_extendedprice * (1 - l_discount)) AS r FROM lineitem GROUP BY l_suppkey),
+     mx AS (SELECT MAX(r) AS m FROM rev)
+SELECT sk, r FROM rev, mx WHERE r > (SELECT AVG(r) FROM rev) * 1.2 AND r <= m;
+
+WITH a AS (SELECT n_nationkey AS k, n_name FROM nation), b AS (SELECT k FROM a WHERE k < 10)
+SELECT a.k, a.n_name FROM a JOIN b ON a.k = b.k JOIN b AS b2 ON b2.k = a.k;
+
+WITH cnt AS (SELECT o_custkey, COUNT(*) AS n FROM orders GROUP BY o_custkey)
+SELECT n, COUNT(*) AS customers FROM cnt GROUP BY n HAVING n > (SELECT AVG(n) FROM cnt);
+
+-- set operations
+SELECT n_nationkey FROM nation INTERSECT SELECT s_nationkey FROM supplier;
+SELECT c_nationkey FROM customer EXCEPT SELECT n_nationkey FROM nation WHERE n_regionkey = 1;
+SELECT n_regionkey FROM nation INTERSECT ALL SELECT n_regionkey FROM nation WHERE n_nationkey < 10;
+SELECT n_regionkey FROM nation EXCEPT ALL SELECT n_regionkey FROM nation WHERE n_nationkey < 10;
+SELECT n_nationkey FROM nation WHERE n_nationkey < 5 UNION SELECT n_nationkey FROM nation WHERE n_nationkey BETWEEN 3 AND 8 EXCEPT SELECT 4;
+(SELECT n_nationkey FROM nation WHERE n_nationkey < 5 UNION ALL SELECT n_nationkey FROM nation WHERE n_nationkey < 3) INTERSECT SELECT n_nationkey FROM nation WHERE n_nationkey > 1;
+
+-- ordered
+SELECT n_name FROM nation WHERE n_regionkey = 0 UNION ALL SELECT r_name FROM region ORDER BY 1 LIMIT 7;
+
+-- correlated subqueries
+SELECT c_custkey, (SELECT COUNT(*) FROM orders WHERE o_custkey = c_custkey) AS n FROM customer WHERE c_custkey < 30;
+
+SELECT c_custkey, (SELECT MAX(o_totalprice) FROM orders WHERE o_custkey = c_custkey) AS m FROM customer WHERE c_custkey < 30;
+
+SELECT s_suppkey FROM supplier s WHERE s_acctbal > (SELECT AVG(s2.s_acctbal) FROM supplier s2 WHERE s2.s_nationkey = s.s_nationkey);
+
+SELECT o_custkey, COUNT(*) AS n FROM orders o GROUP BY o_custkey
+HAVING COUNT(*) > (SELECT COUNT(*) / 100 FROM orders);
+
+SELECT c_nationkey, SUM(c_acctbal) AS s FROM customer GROUP BY c_nationkey
+HAVING SUM(c_acctbal) > (SELECT AVG(c_acctbal) * 55 FROM customer);
+
+SELECT p_partkey FROM part WHERE p_size > 45 AND EXISTS (SELECT 1 FROM partsupp WHERE ps_partkey = p_partkey AND ps_availqty > 9000);
+
+SELECT p_partkey FROM part WHERE p_size > 48 AND NOT EXISTS (SELECT 1 FROM lineitem WHERE l_partkey = p_partkey AND l_quantity > 45);
+
+SELECT n_name FROM nation WHERE n_nationkey NOT IN (SELECT c_nationkey FROM customer WHERE c_acctbal > 9900);
+
+-- known: correlated scalar subquery without an aggregate is ErrUnsupported
+SELECT n_name, (SELECT r_name FROM region WHERE r_regionkey = n_regionkey) AS r FROM nation;
+
+SELECT c_custkey FROM customer WHERE c_custkey < 100 AND c_acctbal > (SELECT AVG(o_totalprice) / 20 FROM orders WHERE o_custkey = c_custkey);
+
+SELECT n_name, (SELECT COUNT(*) FROM customer WHERE c_nationkey = n_nationkey AND c_acctbal > 5000) AS rich FROM nation;
+
+SELECT c_custkey, CASE WHEN EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey AND o_orderstatus = 'F') THEN 'has F' ELSE 'no F' END AS f FROM customer WHERE c_custkey < 40;
+
+SELECT (SELECT MAX(l_quantity) FROM lineitem) - (SELECT MIN(l_quantity) FROM lineitem) AS spread;
+
+-- CASE in aggregates
+SELECT l_returnflag, SUM(CASE WHEN l_discount > 0.05 THEN l_extendedprice ELSE 0 END) AS hi,
+  COUNT(CASE WHEN l_tax = 0 THEN 1 END) AS notax, AVG(CASE WHEN l_quantity > 25 THEN l_quantity END) AS aq
+FROM lineitem GROUP BY l_returnflag;
+
+SELECT SUM(CASE o_orderpriority WHEN '1-URGENT' THEN 1 WHEN '2-HIGH' THEN 1 ELSE 0 END) AS high FROM orders;
+
+-- aggregates: statistics and friends
+SELECT l_returnflag, STDDEV(l_quantity) AS sd, STDDEV_POP(l_quantity) AS sdp, VARIANCE(l_quantity) AS v, VAR_POP(l_quantity) AS vp FROM lineitem GROUP BY l_returnflag;
+SELECT l_linestatus, MEDIAN(l_quantity) AS m FROM lineitem GROUP BY l_linestatus;
+SELECT QUANTILE_CONT(l_extendedprice, 0.25) AS q FROM lineitem;
+SELECT QUANTILE_DISC(l_quantity, 0.9) AS q FROM lineitem;
+SELECT BOOL_AND(l_quantity > 0) AS a, BOOL_OR(l_quantity > 49) AS o FROM lineitem;
+-- known: STRING_AGG(... ORDER BY ...) is not parsed
+-- ordered
+SELECT n_regionkey, STRING_AGG(n_name, ',' ORDER BY n_name) AS names FROM nation GROUP BY n_regionkey ORDER BY n_regionkey;
+SELECT COUNT(DISTINCT l_suppkey) AS s, COUNT(DISTINCT l_partkey) AS p FROM lineitem;
+-- known: CORR/COVAR_POP are not implemented
+SELECT CORR(l_quantity, l_extendedprice) AS c, COVAR_POP(l_quantity, l_discount) AS cp FROM lineitem;
+-- known: MODE is not implemented
+SELECT MODE(l_quantity) AS m FROM lineitem WHERE l_orderkey < 100;
+-- known: ARG_MAX/ARG_MIN are not implemented
+SELECT ARG_MAX(o_orderkey, o_totalprice) AS k, ARG_MIN(o_orderkey, o_totalprice) AS kmin FROM orders;
+SELECT COUNT(*) FILTER (WHERE l_returnflag = 'R') AS r, SUM(l_quantity) FILTER (WHERE l_linestatus = 'O') AS o FROM lineitem;
+
+-- misc query shapes
+-- known: DISTINCT ON is not parsed
+-- ordered
+SELECT DISTINCT ON (c_nationkey) c_nationkey, c_custkey, c_acctbal FROM customer ORDER BY c_nationkey, c_acctbal DESC;
+-- ordered
+SELECT c_custkey, c_acctbal FROM customer ORDER BY c_acctbal DESC, c_custkey LIMIT 5 OFFSET 10;
+-- ordered
+SELECT n_name AS nm, n_regionkey FROM nation ORDER BY n_regionkey DESC, nm;
+-- ordered
+SELECT n_name, n_nationkey FROM nation ORDER BY LENGTH(n_name), 2;
+-- ordered
+SELECT n_regionkey * 10 + n_nationkey AS k FROM nation ORDER BY k % 7, k;
+SELECT COUNT(*) AS c, SUM(l_quantity) AS s FROM lineitem HAVING COUNT(*) > 10;
+SELECT COUNT(*) AS c FROM lineitem HAVING COUNT(*) > 1000000000;
+SELECT COUNT(*) AS c, SUM(l_quantity) AS s, AVG(l_quantity) AS a, MIN(l_shipdate) AS m, MAX(l_comment) AS x FROM lineitem WHERE l_quantity < 0;
+SELECT l_returnflag, COUNT(*) AS c FROM lineitem WHERE l_quantity < 0 GROUP BY l_returnflag;
+SELECT SUM(l_extendedprice * l_discount * l_tax) AS s FROM lineitem;
+SELECT SUM(l_extendedprice) / COUNT(*) AS a, SUM(l_extendedprice) / SUM(l_quantity) AS p FROM lineitem;
+SELECT o_orderpriority, COUNT(*) AS c FROM orders WHERE o_orderdate BETWEEN SYMMETRIC DATE '1995-01-01' AND DATE '1994-01-01' GROUP BY o_orderpriority;
+SELECT COUNT(*) AS c FROM orders WHERE o_orderdate >= DATE '1995-01-01' - INTERVAL 1 YEAR AND o_orderdate < DATE '1995-01-01' + INTERVAL '3' MONTH;
+SELECT EXTRACT(YEAR FROM o_orderdate) AS y, EXTRACT(QUARTER FROM o_orderdate) AS q, COUNT(*) AS c FROM orders GROUP BY 1, 2;
+SELECT DATE_TRUNC('month', o_orderdate) AS m, COUNT(*) AS c FROM orders WHERE o_orderdate < DATE '1993-01-01' GROUP BY 1;
+SELECT YEAR(o_orderdate) AS y, MONTH(o_orderdate) AS m, DAY(o_orderdate) AS d, COUNT(*) AS c FROM orders WHERE o_custkey < 20 GROUP BY ALL;
+SELECT c_mktsegment, COUNT(*) AS c FROM customer GROUP BY ALL;
+SELECT COUNT(*) AS c FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey AND l.l_shipdate > o.o_orderdate + 100;
+SELECT n1.n_name, n2.n_name AS n2name FROM nation n1 JOIN nation n2 ON n1.n_regionkey = n2.n_regionkey AND n1.n_nationkey < n2.n_nationkey WHERE n1.n_regionkey = 2;
+SELECT r_name, n_name FROM region LEFT JOIN nation ON r_regionkey = n_regionkey AND n_nationkey > 20;
+SELECT r_name, n_name FROM region FULL OUTER JOIN nation ON r_regionkey = n_regionkey AND n_nationkey > 20;
+SELECT c.c_custkey, o.cnt FROM customer c LEFT JOIN (SELECT o_custkey, COUNT(*) AS cnt FROM orders GROUP BY o_custkey) o ON c.c_custkey = o.o_custkey WHERE c.c_custkey < 20;
+SELECT ps_partkey, SUM(ps_supplycost * ps_availqty) AS v FROM partsupp GROUP BY ps_partkey
+HAVING SUM(ps_supplycost * ps_availqty) > (SELECT SUM(ps_supplycost * ps_availqty) * 0.002 FROM partsupp);
+-- known: LATERAL is not parsed
+SELECT n_name, s_cnt FROM nation, LATERAL (SELECT COUNT(*) AS s_cnt FROM supplier WHERE s_nationkey = n_nationkey) x;
+SELECT COUNT(*) AS c FROM (SELECT DISTINCT l_orderkey, l_suppkey FROM lineitem) x;
+-- known: COUNT(DISTINCT (a, b)) row value is refused (COUNT(DISTINCT a, b) works)
+SELECT COUNT(DISTINCT (l_orderkey, l_suppkey)) AS c FROM lineitem;
+SELECT AVG(DISTINCT l_quantity) AS a, SUM(DISTINCT l_quantity) AS s FROM lineitem;
+SELECT p_brand, p_type, COUNT(DISTINCT ps_suppkey) AS c FROM partsupp JOIN part ON p_partkey = ps_partkey WHERE p_size IN (1, 5, 9) GROUP BY p_brand, p_type HAVING COUNT(DISTINCT ps_suppkey) > 3;

@@ -1,0 +1,204 @@
+package fileiotest_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio/fileiotest"
+)
+
+func TestLocalConformance(t *testing.T) {
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret"), []byte("s"), 0o644)
+	fileiotest.Run(t, fileiotest.Config{
+		New: func(t *testing.T) fileio.FileIO {
+			l, err := fileio.NewLocal(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l
+		},
+		Outside: []string{filepath.Join(outside, "secret"), "/etc/passwd"},
+	})
+}
+
+func newFakeS3IO(t *testing.T, url string) (*fakeS3, *fileio.S3) {
+	f, srv := newFakeS3(t)
+	s, err := fileio.NewS3(context.Background(), url, fileio.S3Options{
+		Endpoint: srv.URL, AccessKey: "k", SecretKey: "s", PathStyle: true, MaxAttempts: 3,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, s
+}
+
+func TestS3ConformanceFake(t *testing.T) {
+	n := 0
+	fileiotest.Run(t, fileiotest.Config{
+		New: func(t *testing.T) fileio.FileIO {
+			n++
+			_, s := newFakeS3IO(t, "s3://bucket/wh")
+			return s
+		},
+		Outside: []string{"/etc/passwd", "/wh2/x", "/whx", "s3://other/wh/x", "s3a://bucket/wh2/x", "s3://bucket/wh/../x", "s3://bucket"},
+	})
+}
+
+func TestS3SmallListPages(t *testing.T) {
+	f, s := newFakeS3IO(t, "s3a://bucket/wh/")
+	f.pageSize = 2
+	ctx := context.Background()
+	for _, p := range []string{"d/a", "d/b", "d/c/x", "d/c/y", "d/e", "d/.tmp", "dx"} {
+		if err := s.Overwrite(ctx, p, []byte(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := s.List(ctx, "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, fi := range list {
+		got = append(got, fi.Name)
+	}
+	if strings.Join(got, ",") != "a,b,c,e" || !list[2].IsDir {
+		t.Fatalf("list = %v", list)
+	}
+	all, err := s.ListAll(ctx, "d")
+	if err != nil || len(all) != 5 {
+		t.Fatalf("ListAll = %v %v", all, err)
+	}
+	if s.Root() != "s3a://bucket/wh" {
+		t.Fatalf("root %s", s.Root())
+	}
+	// An absolute URL inside the root is accepted.
+	if b, err := s.ReadFile(ctx, "s3a://bucket/wh/d/a"); err != nil || string(b) != "d/a" {
+		t.Fatalf("URL read: %q %v", b, err)
+	}
+}
+
+// A conditional PUT applied by the server whose answer is lost (500) is
+// retried; the retry's 412 must still count as our creation, because the
+// stored bytes are ours.
+func TestS3CreateIfAbsentLostAnswer(t *testing.T) {
+	f, s := newFakeS3IO(t, "s3://bucket/wh")
+	ctx := context.Background()
+	var puts atomic.Int32
+	f.fail = func(r *http.Request) (int, bool) {
+		if r.Method == http.MethodPut && puts.Add(1) == 1 {
+			return 500, true
+		}
+		return 0, false
+	}
+	created, err := s.CreateIfAbsent(ctx, "snapshot/snapshot-1", []byte("mine"))
+	if err != nil || !created {
+		t.Fatalf("created=%v err=%v, want true (our lost write)", created, err)
+	}
+	// Lost answer, but another writer's bytes are there: not ours.
+	f.fail = nil
+	if _, err := s.CreateIfAbsent(ctx, "snapshot/snapshot-2", []byte("theirs")); err != nil {
+		t.Fatal(err)
+	}
+	puts.Store(0)
+	f.fail = func(r *http.Request) (int, bool) {
+		if r.Method == http.MethodPut && puts.Add(1) == 1 {
+			return 503, false
+		}
+		return 0, false
+	}
+	created, err = s.CreateIfAbsent(ctx, "snapshot/snapshot-2", []byte("mine"))
+	if err != nil || created {
+		t.Fatalf("created=%v err=%v, want false (another writer's object)", created, err)
+	}
+	// Persistent failure: an error naming the path, not a silent false.
+	f.fail = func(r *http.Request) (int, bool) { return 500, false }
+	if _, err := s.CreateIfAbsent(ctx, "snapshot/snapshot-3", []byte("x")); err == nil || !strings.Contains(err.Error(), "snapshot/snapshot-3") {
+		t.Fatalf("persistent 500: %v", err)
+	}
+}
+
+// Reads are retried by the SDK on 5xx.
+func TestS3ReadRetries(t *testing.T) {
+	f, s := newFakeS3IO(t, "s3://bucket/wh")
+	ctx := context.Background()
+	if err := s.Overwrite(ctx, "f", []byte("hello world")); err != nil {
+		t.Fatal(err)
+	}
+	var gets atomic.Int32
+	f.fail = func(r *http.Request) (int, bool) {
+		if r.Method == http.MethodGet && gets.Add(1) <= 2 {
+			return 503, false
+		}
+		return 0, false
+	}
+	file, err := s.Open(ctx, "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 5)
+	if _, err := file.ReadAt(buf, 6); err != nil || string(buf) != "world" {
+		t.Fatalf("ReadAt after 503s: %q %v", buf, err)
+	}
+	// The object replaced under an open file: the ranged read fails.
+	f.fail = nil
+	if err := s.Overwrite(ctx, "f", []byte("HELLO WORLD")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := file.ReadAt(buf, 0); err == nil || !strings.Contains(err.Error(), "changed") {
+		t.Fatalf("ReadAt of a replaced object: %v", err)
+	}
+}
+
+func TestS3OptionsFromCatalog(t *testing.T) {
+	o, err := fileio.S3OptionsFromCatalog(map[string]string{
+		"s3.endpoint": "http://127.0.0.1:9000", "s3.region": "eu-west-1",
+		"s3.access-key": "a", "s3.secret-key": "b", "s3.path.style.access": "true",
+	})
+	if err != nil || o.Endpoint != "http://127.0.0.1:9000" || o.Region != "eu-west-1" || o.AccessKey != "a" || o.SecretKey != "b" || !o.PathStyle {
+		t.Fatalf("%+v %v", o, err)
+	}
+	if _, err := fileio.S3OptionsFromCatalog(map[string]string{"s3.path.style.access": "yes please"}); err == nil {
+		t.Fatal("bad bool accepted")
+	}
+	if _, err := fileio.S3OptionsFromCatalog(map[string]string{"s3.access-key": "a"}); err == nil {
+		t.Fatal("access key without secret accepted")
+	}
+	for _, bad := range []string{"s3://", "s3:///x", "/tmp/x", "s3://b/a/../x"} {
+		if _, err := fileio.NewS3(context.Background(), bad, fileio.S3Options{}); err == nil {
+			t.Errorf("NewS3(%q) accepted", bad)
+		}
+	}
+	if _, err := fileio.NewS3(context.Background(), "s3://b/a/../x", fileio.S3Options{}); !errors.Is(err, fileio.ErrOutsideRoot) {
+		t.Errorf("dotdot root: %v", err)
+	}
+}
+
+// An _EXTERNAL_PATH-style URI inside an S3 warehouse reads from it; one
+// elsewhere is refused.
+func TestS3ExternalURIs(t *testing.T) {
+	_, s := newFakeS3IO(t, "s3://bucket/wh")
+	ctx := context.Background()
+	if err := s.Overwrite(ctx, "db.db/t/bucket-0/data-1.parquet", []byte("pq")); err != nil {
+		t.Fatal(err)
+	}
+	e, err := fileio.WithExternalPaths(s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := e.ReadFile(ctx, "s3a://bucket/wh/db.db/t/bucket-0/data-1.parquet"); err != nil || string(b) != "pq" {
+		t.Fatalf("inside: %q %v", b, err)
+	}
+	for _, p := range []string{"s3://bucket/other/x", "s3://bucket2/wh/x", "oss://bucket/wh/x", "s3://bucket/wh/../x"} {
+		if _, err := e.ReadFile(ctx, p); !errors.Is(err, fileio.ErrOutsideRoot) {
+			t.Errorf("ReadFile(%s) = %v, want ErrOutsideRoot", p, err)
+		}
+	}
+}

@@ -1,0 +1,314 @@
+package write
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/arrowrow"
+)
+
+// Merge engines the writer applies (merge-engine option).
+const (
+	engineDeduplicate   = "deduplicate"
+	engineFirstRow      = "first-row"
+	enginePartialUpdate = "partial-update"
+	engineAggregation   = "aggregation"
+)
+
+// Aggregate functions of the aggregation engine the writer applies: those
+// that pick one input value per field (so the merged row is assembled from
+// input cells, as for partial-update).
+const (
+	aggPrimaryKey        = "primary-key"
+	aggLastValue         = "last_value"
+	aggLastNonNullValue  = "last_non_null_value"
+	aggFirstValue        = "first_value"
+	aggFirstNonNullValue = "first_non_null_value"
+	aggMin               = "min"
+	aggMax               = "max"
+)
+
+// mergeRule is a primary-key table's merge function as the writer applies
+// it when it folds the records of one key: in the write buffer (level-0
+// files hold one record per key) and in compaction. It reproduces Java's
+// MergeFunctions with the ordering of its SortBufferWriteBuffer /
+// SortMergeReader: records of a key are ordered by the sequence.field
+// columns (nulls first; reversed for sequence.field.sort-order=descending),
+// ties by sequence number.
+type mergeRule struct {
+	engine       string
+	seqCols      []int // table field indexes of sequence.field, in order
+	seqDesc      bool
+	ignoreDelete bool     // ignore-delete / <engine>.ignore-delete (first-row, partial-update, aggregation)
+	aggs         []string // aggregation: per table field its aggregate function
+}
+
+// parseMergeRule reads the merge options of a primary-key table and refuses
+// what the writer cannot apply as Java would, naming the feature.
+func (t *Table) parseMergeRule(s *paimon.TableSchema) (mergeRule, error) {
+	r := mergeRule{engine: strings.ToLower(s.MergeEngine())}
+	if r.engine == "" {
+		r.engine = engineDeduplicate
+	}
+	for _, n := range s.SequenceFields() {
+		i := t.fields.FieldIndex(n)
+		if i < 0 {
+			return r, invalidf("table %s: sequence.field %q is not a column", t.root, n)
+		}
+		if t.fields[i].Type.IsNested() {
+			return r, fmt.Errorf("%w: table %s: sequence.field %q has nested type %s", paimon.ErrUnsupported, t.root, n, t.fields[i].Type)
+		}
+		r.seqCols = append(r.seqCols, i)
+	}
+	switch o := strings.ToLower(s.Option("sequence.field.sort-order", "ascending")); o {
+	case "ascending":
+	case "descending":
+		r.seqDesc = true
+	default:
+		return r, invalidf("table %s: sequence.field.sort-order %q (ascending or descending)", t.root, o)
+	}
+	r.ignoreDelete = s.IgnoreDelete() || s.OptionBool(r.engine+".ignore-delete", false)
+	dv := s.DeletionVectorsEnabled()
+	switch r.engine {
+	case engineDeduplicate:
+		// Deletion-vector compaction marks the older row of a key deleted
+		// when a level-0 record arrives; with sequence.field the older row
+		// may be the winner.
+		if dv && len(r.seqCols) > 0 {
+			return r, fmt.Errorf("%w: table %s: sequence.field with deletion vectors is not supported by the writer", paimon.ErrUnsupported, t.root)
+		}
+	case engineFirstRow, enginePartialUpdate:
+		// Deletion-vector compaction assumes the newest record of a key
+		// replaces the older ones; these engines keep or merge the older one.
+		if dv {
+			return r, fmt.Errorf("%w: table %s: merge-engine %s with deletion vectors is not supported by the writer", paimon.ErrUnsupported, t.root, r.engine)
+		}
+		if r.engine == enginePartialUpdate {
+			r.aggs = make([]string, len(t.fields))
+			for i := range r.aggs {
+				r.aggs[i] = aggLastNonNullValue
+			}
+			if s.OptionBool("partial-update.remove-record-on-delete", false) {
+				return r, fmt.Errorf("%w: table %s: partial-update.remove-record-on-delete is not supported by the writer", paimon.ErrUnsupported, t.root)
+			}
+			for k := range s.Options {
+				if strings.HasSuffix(k, ".sequence-group") || (strings.HasPrefix(k, "fields.") && strings.HasSuffix(k, ".aggregate-function")) || k == "fields.default-aggregate-function" {
+					return r, fmt.Errorf("%w: table %s: partial-update option %q (sequence groups / per-field aggregation) is not supported by the writer", paimon.ErrUnsupported, t.root, k)
+				}
+			}
+		}
+	case engineAggregation:
+		if dv {
+			return r, fmt.Errorf("%w: table %s: merge-engine aggregation with deletion vectors is not supported by the writer", paimon.ErrUnsupported, t.root)
+		}
+		if s.OptionBool("aggregation.remove-record-on-delete", false) {
+			return r, fmt.Errorf("%w: table %s: aggregation.remove-record-on-delete is not supported by the writer", paimon.ErrUnsupported, t.root)
+		}
+		for k := range s.Options {
+			if strings.HasSuffix(k, ".sequence-group") {
+				return r, fmt.Errorf("%w: table %s: aggregation option %q (sequence groups) is not supported by the writer", paimon.ErrUnsupported, t.root, k)
+			}
+		}
+		pk := map[string]bool{}
+		for _, n := range s.PrimaryKeys {
+			pk[n] = true
+		}
+		def := s.Option("fields.default-aggregate-function", aggLastNonNullValue)
+		for _, f := range t.fields {
+			fn := aggPrimaryKey
+			if !pk[f.Name] {
+				fn = strings.ToLower(strings.TrimSpace(s.Option("fields."+f.Name+".aggregate-function", def)))
+			}
+			switch fn {
+			case "first_not_null_value": // legacy name
+				fn = aggFirstNonNullValue
+			case aggPrimaryKey, aggLastValue, aggLastNonNullValue, aggFirstValue, aggFirstNonNullValue:
+			case aggMin, aggMax:
+				if f.Type.IsNested() {
+					return r, fmt.Errorf("%w: table %s: aggregate function %s on nested column %s is not supported by the writer", paimon.ErrUnsupported, t.root, fn, f.Name)
+				}
+			default:
+				return r, fmt.Errorf("%w: table %s: aggregate function %q of column %s is not supported by the writer (it applies primary-key, last_value, last_non_null_value, first_value, first_non_null_value, min, max)", paimon.ErrUnsupported, t.root, fn, f.Name)
+			}
+			r.aggs = append(r.aggs, fn)
+		}
+	default:
+		return r, fmt.Errorf("%w: table %s: merge-engine %q is not supported by the writer", paimon.ErrUnsupported, t.root, r.engine)
+	}
+	return r, nil
+}
+
+// simple reports whether the rule is plain deduplicate by sequence number.
+func (r *mergeRule) simple() bool { return r.engine == engineDeduplicate && len(r.seqCols) == 0 }
+
+// cmpOrder orders two records of one key (value columns at off of their
+// batches): sequence.field values, then sequence number.
+func (r *mergeRule) cmpOrder(ra arrow.RecordBatch, a rowRef, rb arrow.RecordBatch, b rowRef, off int) int {
+	for _, c := range r.seqCols {
+		d := arrowrow.Compare(ra.Column(off+c), int(a.row), rb.Column(off+c), int(b.row))
+		if r.seqDesc {
+			d = -d
+		}
+		if d != 0 {
+			return d
+		}
+	}
+	switch {
+	case a.seq < b.seq:
+		return -1
+	case a.seq > b.seq:
+		return 1
+	}
+	return 0
+}
+
+// mergedRow is the result of folding one key's records.
+type mergedRow struct {
+	ref  rowRef // gives key and sequence number (and the values when cols is nil)
+	kind int8
+	// cols, for partial-update, holds per table column the record whose
+	// value is taken; valid[c] false = NULL.
+	cols  []rowRef
+	valid []bool
+}
+
+func isRetract(k int8) bool { return k == 1 || k == 3 }
+
+// retraction reports whether a record of kind k is a retraction the
+// first-row, partial-update and aggregation engines skip (ignore-delete);
+// one they cannot accept is an error, as in Java's merge functions.
+func (r *mergeRule) retraction(k int8) (bool, error) {
+	if !isRetract(k) {
+		return false, nil
+	}
+	if r.ignoreDelete {
+		return true, nil
+	}
+	return true, fmt.Errorf("%w: %s merge engine cannot accept DELETE/UPDATE_BEFORE records (set 'ignore-delete' = 'true' to skip them)", ErrInvalid, r.engine)
+}
+
+// merge folds the records of one key, given in cmpOrder. It returns false
+// when no record remains. dropRetract drops a winning retraction (output at
+// the top level); otherwise a deduplicate retraction is kept.
+func (r *mergeRule) merge(group []rowRef, kindOf func(rowRef) int8, recOf func(rowRef) arrow.RecordBatch, off, nFields int, dropRetract bool) (mergedRow, bool, error) {
+	switch r.engine {
+	case engineFirstRow:
+		for _, g := range group {
+			k := kindOf(g)
+			if skip, err := r.retraction(k); err != nil {
+				return mergedRow{}, false, err
+			} else if skip {
+				continue
+			}
+			return mergedRow{ref: g, kind: k}, true, nil
+		}
+		return mergedRow{}, false, nil
+	case enginePartialUpdate, engineAggregation:
+		// partial-update is aggregation with last_non_null_value everywhere.
+		return r.aggregate(group, kindOf, recOf, off, nFields)
+	}
+	last := group[len(group)-1]
+	k := kindOf(last)
+	if dropRetract && isRetract(k) {
+		return mergedRow{}, false, nil
+	}
+	return mergedRow{ref: last, kind: k}, true, nil
+}
+
+// aggregate folds one key's records with the per-field aggregate functions
+// (Java's AggregateMergeFunction: the result has the latest record's key and
+// sequence number, kind +I). Each field's result is one input value.
+func (r *mergeRule) aggregate(group []rowRef, kindOf func(rowRef) int8, recOf func(rowRef) arrow.RecordBatch, off, nFields int) (mergedRow, bool, error) {
+	m := mergedRow{cols: make([]rowRef, nFields), valid: make([]bool, nFields)}
+	initialized := make([]bool, nFields) // first_value: a record was seen
+	seen := false
+	for _, g := range group {
+		if skip, err := r.retraction(kindOf(g)); err != nil {
+			return mergedRow{}, false, err
+		} else if skip {
+			continue
+		}
+		seen = true
+		m.ref = g
+		rec := recOf(g)
+		for c := 0; c < nFields; c++ {
+			col := rec.Column(off + c)
+			null := col.IsNull(int(g.row))
+			switch r.aggs[c] {
+			case aggPrimaryKey, aggLastValue:
+				m.cols[c], m.valid[c] = g, !null
+			case aggLastNonNullValue:
+				if !null {
+					m.cols[c], m.valid[c] = g, true
+				}
+			case aggFirstValue:
+				if !initialized[c] {
+					initialized[c] = true
+					m.cols[c], m.valid[c] = g, !null
+				}
+			case aggFirstNonNullValue:
+				if !null && !m.valid[c] {
+					m.cols[c], m.valid[c] = g, true
+				}
+			case aggMin, aggMax:
+				if null {
+					continue
+				}
+				if m.valid[c] {
+					cur := m.cols[c]
+					d := arrowrow.Compare(col, int(g.row), recOf(cur).Column(off+c), int(cur.row))
+					if (r.aggs[c] == aggMin && d >= 0) || (r.aggs[c] == aggMax && d <= 0) {
+						continue
+					}
+				}
+				m.cols[c], m.valid[c] = g, true
+			}
+		}
+	}
+	return m, seen, nil
+}
+
+// writeMerged builds physical primary-key records (key, _SEQUENCE_NUMBER,
+// _VALUE_KIND, values) from merged rows, in output order, and writes them
+// in chunks. Value columns of recOf's batches start at column off.
+func writeMerged(ctx context.Context, mem memory.Allocator, t *Table, fw *dataFileWriter, rows []mergedRow, off int, recOf func(rowRef) arrow.RecordBatch) error {
+	const chunk = 64 * 1024
+	k := len(t.pkIdx)
+	for start := 0; start < len(rows); start += chunk {
+		end := min(start+chunk, len(rows))
+		bld := array.NewRecordBuilder(mem, fw.sc)
+		for _, m := range rows[start:end] {
+			rec, row := recOf(m.ref), int(m.ref.row)
+			for i, ki := range t.pkIdx {
+				arrowrow.AppendFrom(bld.Field(i), rec.Column(off+ki), row)
+			}
+			bld.Field(k).(*array.Int64Builder).Append(m.ref.seq)
+			bld.Field(k + 1).(*array.Int8Builder).Append(m.kind)
+			for c := 0; c < len(t.fields); c++ {
+				switch {
+				case m.cols == nil:
+					arrowrow.AppendFrom(bld.Field(k+2+c), rec.Column(off+c), row)
+				case !m.valid[c]:
+					bld.Field(k + 2 + c).AppendNull()
+				default:
+					src := m.cols[c]
+					arrowrow.AppendFrom(bld.Field(k+2+c), recOf(src).Column(off+c), int(src.row))
+				}
+			}
+		}
+		out := bld.NewRecordBatch()
+		bld.Release()
+		err := fw.write(ctx, out)
+		out.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

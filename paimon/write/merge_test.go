@@ -1,0 +1,251 @@
+package write
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/scan"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
+)
+
+// writeRows commits rows (Write, or Delete when del) in one writer.
+func writeRows(t *testing.T, tbl *Table, del bool, batches ...[][]any) error {
+	t.Helper()
+	ctx := context.Background()
+	mem := checkedMem(t)
+	w := tbl.NewWriter(mem)
+	for _, rows := range batches {
+		rec := buildRecord(t, mem, tbl.fields, rows)
+		var err error
+		if del {
+			err = w.Delete(ctx, rec)
+		} else {
+			err = w.Write(ctx, rec)
+		}
+		rec.Release()
+		if err != nil {
+			w.Abort(ctx)
+			return err
+		}
+	}
+	_, err := w.Commit(ctx)
+	return err
+}
+
+func mustWrite(t *testing.T, tbl *Table, batches ...[][]any) {
+	t.Helper()
+	if err := writeRows(t, tbl, false, batches...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// maxLevelOnly reports whether every live file is at the top level.
+func maxLevelOnly(t *testing.T, tbl *Table) bool {
+	t.Helper()
+	ctx := context.Background()
+	s, err := tbl.latestSnapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := tbl.liveEntries(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range live {
+		if e.File.Level != int32(tbl.opts.numLevels-1) {
+			return false
+		}
+	}
+	return true
+}
+
+// readCompactRead checks the rows the reader gives (level-0 files merged by
+// the reader), fully compacts (merged by the writer) and checks again.
+func readCompactRead(t *testing.T, tbl *Table, want []string) {
+	t.Helper()
+	mem := checkedMem(t)
+	if got := readTable(t, mem, tbl, scan.Options{}); !reflect.DeepEqual(got, want) {
+		t.Fatalf("before compaction: %v, want %v", got, want)
+	}
+	if _, err := tbl.Compact(context.Background(), CompactOptions{Full: true, Mem: mem}); err != nil {
+		t.Fatal(err)
+	}
+	if !maxLevelOnly(t, tbl) {
+		t.Fatal("full compaction left lower-level files")
+	}
+	if got := readTable(t, mem, tbl, scan.Options{}); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after compaction: %v, want %v", got, want)
+	}
+}
+
+func TestSequenceFieldOnWrite(t *testing.T) {
+	for _, order := range []string{"ascending", "descending"} {
+		t.Run(order, func(t *testing.T) {
+			ctx := context.Background()
+			mem := checkedMem(t)
+			fields := []types.DataField{field("k", types.NewInt()), field("ts", types.NewBigInt()), field("v", types.NewString())}
+			tbl, err := CreateTable(ctx, newWarehouse(t), "default", "seq", TableSpec{Fields: fields, PrimaryKeys: []string{"k"},
+				Options: map[string]string{"bucket": "1", "sequence.field": "ts", "sequence.field.sort-order": order}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// One buffer: key 1 arrives high-ts first; key 3 ties on ts
+			// (the later record wins by sequence number); key 4 has a NULL ts.
+			mustWrite(t, tbl, [][]any{{int64(1), int64(5), "a"}, {int64(3), int64(7), "t1"}, {int64(4), nil, "n"}},
+				[][]any{{int64(1), int64(3), "b"}, {int64(3), int64(7), "t2"}, {int64(4), int64(1), "m"}})
+			// Across commits (level-0 files merged by the reader, then by compaction).
+			mustWrite(t, tbl, [][]any{{int64(2), int64(10), "x"}})
+			mustWrite(t, tbl, [][]any{{int64(2), int64(1), "y"}})
+			want := []string{"1|5|a", "2|10|x", "3|7|t2", "4|1|m"}
+			if order == "descending" {
+				want = []string{"1|3|b", "2|1|y", "3|7|t2", "4|<nil>|n"}
+			}
+			if got := readBoth(t, mem, tbl); !reflect.DeepEqual(got, want) {
+				t.Fatalf("before compaction: %v, want %v", got, want)
+			}
+			if _, err := tbl.Compact(ctx, CompactOptions{Full: true, Mem: mem}); err != nil {
+				t.Fatal(err)
+			}
+			if !maxLevelOnly(t, tbl) {
+				t.Fatal("full compaction left lower-level files")
+			}
+			if got := readBoth(t, mem, tbl); !reflect.DeepEqual(got, want) {
+				t.Fatalf("after compaction: %v, want %v", got, want)
+			}
+			// DELETE picks the winning row's key.
+			if n, err := tbl.Delete(ctx, ltPred(2)); err != nil || n != 1 {
+				t.Fatalf("delete: %d %v", n, err)
+			}
+			if got := readBoth(t, mem, tbl); len(got) != 3 || strings.HasPrefix(got[0], "1|") {
+				t.Fatalf("after delete: %v", got)
+			}
+		})
+	}
+}
+
+func TestPartialUpdateOnWrite(t *testing.T) {
+	for _, ignoreDelete := range []bool{false, true} {
+		ctx := context.Background()
+		mem := checkedMem(t)
+		fields := []types.DataField{field("k", types.NewInt()), field("a", types.NewString()), field("b", types.NewString()), field("c", types.NewBigInt())}
+		opts := map[string]string{"bucket": "2", "merge-engine": "partial-update"}
+		if ignoreDelete {
+			opts["ignore-delete"] = "true"
+		}
+		tbl, err := CreateTable(ctx, newWarehouse(t), "default", "pu", TableSpec{Fields: fields, PrimaryKeys: []string{"k"}, Options: opts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustWrite(t, tbl, [][]any{{int64(1), "a", nil, nil}, {int64(2), "p", "q", int64(9)}})
+		// Same buffer: both updates of key 1 fold into one level-0 record.
+		mustWrite(t, tbl, [][]any{{int64(1), nil, "b", nil}}, [][]any{{int64(1), nil, nil, int64(5)}, {int64(1), nil, "b2", nil}})
+		want := []string{"1|a|b2|5", "2|p|q|9"}
+		readCompactRead(t, tbl, want)
+		err = writeRows(t, tbl, true, [][]any{{int64(2), nil, nil, nil}})
+		if ignoreDelete {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := readTable(t, mem, tbl, scan.Options{}); !reflect.DeepEqual(got, want) {
+				t.Fatalf("ignored delete changed rows: %v", got)
+			}
+		} else if err == nil || !strings.Contains(err.Error(), "partial-update merge engine cannot accept DELETE") {
+			t.Fatalf("retraction into partial-update: %v", err)
+		}
+		if _, err := tbl.Delete(ctx, ltPred(2)); !errors.Is(err, paimon.ErrUnsupported) {
+			t.Fatalf("DELETE on partial-update: %v", err)
+		}
+	}
+}
+
+func TestFirstRowOnWrite(t *testing.T) {
+	ctx := context.Background()
+	mem := checkedMem(t)
+	fields := []types.DataField{field("k", types.NewInt()), field("v", types.NewString())}
+	tbl, err := CreateTable(ctx, newWarehouse(t), "default", "fr", TableSpec{Fields: fields, PrimaryKeys: []string{"k"},
+		Options: map[string]string{"bucket": "2", "merge-engine": "first-row"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, tbl, [][]any{{int64(1), "a"}, {int64(3), "x"}}, [][]any{{int64(3), "y"}})
+	// Readers skip level 0 of first-row tables: Commit compacts.
+	if !maxLevelOnly(t, tbl) {
+		t.Fatal("first-row commit left level-0 files")
+	}
+	if got, want := readBoth(t, mem, tbl), []string{"1|a", "3|x"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	mustWrite(t, tbl, [][]any{{int64(1), "b"}, {int64(2), "c"}})
+	if got, want := readBoth(t, mem, tbl), []string{"1|a", "2|c", "3|x"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	if err := writeRows(t, tbl, true, [][]any{{int64(1), "a"}}); err == nil || !strings.Contains(err.Error(), "first-row merge engine cannot accept DELETE") {
+		t.Fatalf("retraction into first-row: %v", err)
+	}
+	if _, err := tbl.Delete(ctx, ltPred(2)); !errors.Is(err, paimon.ErrUnsupported) {
+		t.Fatalf("DELETE on first-row: %v", err)
+	}
+}
+
+func TestMergeFeaturesRefused(t *testing.T) {
+	ctx := context.Background()
+	fields := []types.DataField{field("k", types.NewInt()), field("ts", types.NewBigInt()), field("v", types.NewBigInt())}
+	for _, c := range []struct {
+		opts map[string]string
+		want string
+	}{
+		{map[string]string{"merge-engine": "aggregation", "fields.v.aggregate-function": "sum"}, `aggregate function "sum" of column v`},
+		{map[string]string{"merge-engine": "aggregation", "fields.default-aggregate-function": "bool_or"}, `aggregate function "bool_or" of column ts`},
+		{map[string]string{"merge-engine": "aggregation", "deletion-vectors.enabled": "true"}, "merge-engine aggregation with deletion vectors"},
+		{map[string]string{"merge-engine": "aggregation", "aggregation.remove-record-on-delete": "true"}, "aggregation.remove-record-on-delete"},
+		{map[string]string{"merge-engine": "no-such-engine"}, `merge-engine "no-such-engine"`},
+		{map[string]string{"merge-engine": "first-row", "deletion-vectors.enabled": "true"}, "merge-engine first-row with deletion vectors"},
+		{map[string]string{"merge-engine": "partial-update", "deletion-vectors.enabled": "true"}, "merge-engine partial-update with deletion vectors"},
+		{map[string]string{"sequence.field": "ts", "deletion-vectors.enabled": "true"}, "sequence.field with deletion vectors"},
+		{map[string]string{"merge-engine": "partial-update", "fields.ts.sequence-group": "v"}, "sequence groups"},
+		{map[string]string{"merge-engine": "partial-update", "partial-update.remove-record-on-delete": "true"}, "partial-update.remove-record-on-delete"},
+	} {
+		opts := map[string]string{"bucket": "1"}
+		for k, v := range c.opts {
+			opts[k] = v
+		}
+		_, err := CreateTable(ctx, newWarehouse(t), "default", "r", TableSpec{Fields: fields, PrimaryKeys: []string{"k"}, Options: opts})
+		if !errors.Is(err, paimon.ErrUnsupported) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want ErrUnsupported naming %q", c.opts, err, c.want)
+		}
+	}
+	_, err := CreateTable(ctx, newWarehouse(t), "default", "r", TableSpec{Fields: fields, PrimaryKeys: []string{"k"},
+		Options: map[string]string{"bucket": "1", "sequence.field": "nope"}})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("unknown sequence.field: %v", err)
+	}
+}
+
+func TestAggregationOnWrite(t *testing.T) {
+	ctx := context.Background()
+	fields := []types.DataField{field("k", types.NewInt()), field("lo", types.NewBigInt()), field("hi", types.NewString()),
+		field("last", types.NewString()), field("lv", types.NewString()), field("fv", types.NewString()), field("fnn", types.NewString())}
+	tbl, err := CreateTable(ctx, newWarehouse(t), "default", "agg", TableSpec{Fields: fields, PrimaryKeys: []string{"k"},
+		Options: map[string]string{"bucket": "2", "merge-engine": "aggregation",
+			"fields.lo.aggregate-function": "min", "fields.hi.aggregate-function": "max", "fields.lv.aggregate-function": "last_value",
+			"fields.fv.aggregate-function": "first_value", "fields.fnn.aggregate-function": "first_not_null_value"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, tbl, [][]any{{int64(1), int64(5), "m", "a", "x", nil, nil}, {int64(2), nil, nil, nil, nil, "f", "g"}})
+	// One buffer folds three records of key 1; key 2 gets one more.
+	mustWrite(t, tbl, [][]any{{int64(1), int64(3), "z", nil, nil, "late", "n1"}, {int64(1), int64(9), "b", "c", "y", "later", "n2"}},
+		[][]any{{int64(2), int64(7), "q", "r", nil, "h", "i"}})
+	want := []string{"1|3|z|c|y|<nil>|n1", "2|7|q|r|<nil>|f|g"}
+	readCompactRead(t, tbl, want)
+	if err := writeRows(t, tbl, true, [][]any{{int64(2), nil, nil, nil, nil, nil, nil}}); err == nil || !strings.Contains(err.Error(), "aggregation merge engine cannot accept DELETE") {
+		t.Fatalf("retraction into aggregation: %v", err)
+	}
+	if _, err := tbl.Delete(ctx, ltPred(2)); !errors.Is(err, paimon.ErrUnsupported) {
+		t.Fatalf("DELETE on aggregation: %v", err)
+	}
+}

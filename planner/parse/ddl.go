@@ -1,0 +1,426 @@
+package parse
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
+)
+
+// DDL is CREATE/DROP DATABASE or CREATE/DROP TABLE (xwb1989/sqlparser
+// lacks Paimon's DDL, so these are parsed here, Flink SQL syntax):
+//
+//	CREATE DATABASE [IF NOT EXISTS] db
+//	DROP DATABASE [IF EXISTS] db [CASCADE | RESTRICT]
+//	CREATE TABLE [IF NOT EXISTS] [db.]t (
+//	    col TYPE [NOT NULL | NULL] [COMMENT 'c'], ...
+//	    [, PRIMARY KEY (k, ...) NOT ENFORCED]
+//	) [COMMENT 'c'] [PARTITIONED BY (p, ...)] [WITH ('k' = 'v', ...)]
+//	DROP TABLE [IF EXISTS] [db.]t
+//
+// Types are Paimon's SQL types (types.ParseAtomic) plus ARRAY<T>,
+// MAP<K, V> and ROW<name T, ...>.
+type DDL struct {
+	Kind          string // "CREATE DATABASE", "DROP DATABASE", "CREATE TABLE", "DROP TABLE"
+	Database      string // "" = the session database (tables only)
+	Table         string
+	IfNotExists   bool
+	IfExists      bool
+	Cascade       bool
+	Columns       []types.DataField
+	PrimaryKey    []string
+	PartitionedBy []string
+	Options       map[string]string
+	Reset         []string // ALTER TABLE t RESET ('k', ...)
+	Comment       string
+}
+
+// parseAlter parses the tokens after ALTER:
+//
+//	ALTER TABLE [db.]t SET ('k' = 'v', ...)
+//	ALTER TABLE [db.]t RESET ('k', ...)
+func parseAlter(toks []token) (*DDL, error) {
+	d := &ddlParser{}
+	for _, t := range toks {
+		if t.kind != tSpace && t.kind != tComment {
+			d.sig = append(d.sig, t)
+		}
+	}
+	if !d.acceptWords("TABLE") {
+		return nil, paimon.Errorf(catalog.ErrUnsupported, "ALTER: only ALTER TABLE ... SET/RESET is supported")
+	}
+	out := &DDL{Kind: "ALTER TABLE"}
+	var err error
+	if out.Database, out.Table, err = d.qualified(); err != nil {
+		return nil, err
+	}
+	switch {
+	case d.acceptWords("SET"):
+		if out.Options, err = d.options(); err != nil {
+			return nil, err
+		}
+	case d.acceptWords("RESET"):
+		if !d.acceptPunct("(") {
+			return nil, d.errf("expected '(' after RESET")
+		}
+		for {
+			k, err := d.str("an option key")
+			if err != nil {
+				return nil, err
+			}
+			out.Reset = append(out.Reset, k)
+			if d.acceptPunct(")") {
+				break
+			}
+			if !d.acceptPunct(",") {
+				return nil, d.errf("expected ',' or ')' in RESET")
+			}
+		}
+	default:
+		if d.i < len(d.sig) && (isWord(d.sig[d.i], "ADD") || isWord(d.sig[d.i], "RENAME") || isWord(d.sig[d.i], "DROP") || isWord(d.sig[d.i], "MODIFY") || isWord(d.sig[d.i], "ALTER")) {
+			return nil, paimon.Errorf(catalog.ErrUnsupported, "ALTER TABLE ... %s: column changes are not supported yet (only SET/RESET options)", strings.ToUpper(d.sig[d.i].text))
+		}
+		return nil, d.errf("expected SET or RESET")
+	}
+	return out, d.end()
+}
+
+type ddlParser struct {
+	sig []token
+	i   int
+}
+
+func (d *ddlParser) peekWord(w string) bool { return d.i < len(d.sig) && isWord(d.sig[d.i], w) }
+
+func (d *ddlParser) acceptWords(ws ...string) bool {
+	if d.i+len(ws) > len(d.sig) {
+		return false
+	}
+	for k, w := range ws {
+		if !isWord(d.sig[d.i+k], w) {
+			return false
+		}
+	}
+	d.i += len(ws)
+	return true
+}
+
+func (d *ddlParser) acceptPunct(s string) bool {
+	if d.i < len(d.sig) && isPunct(d.sig[d.i], s) {
+		d.i++
+		return true
+	}
+	return false
+}
+
+func (d *ddlParser) errf(format string, a ...any) error {
+	at := "end of statement"
+	if d.i < len(d.sig) {
+		at = "'" + d.sig[d.i].text + "'"
+	}
+	return paimon.Errorf(catalog.ErrInvalid, "%s (at %s)", strings.TrimSpace(fmt.Sprintf(format, a...)), at)
+}
+
+func (d *ddlParser) name(what string) (string, error) {
+	if d.i >= len(d.sig) || !isName(d.sig[d.i]) {
+		return "", d.errf("expected a %s name", what)
+	}
+	n := nameOf(d.sig[d.i])
+	d.i++
+	return n, nil
+}
+
+// qualified parses [db.]name.
+func (d *ddlParser) qualified() (string, string, error) {
+	a, err := d.name("table")
+	if err != nil {
+		return "", "", err
+	}
+	if d.acceptPunct(".") {
+		b, err := d.name("table")
+		return a, b, err
+	}
+	return "", a, nil
+}
+
+func (d *ddlParser) nameList() ([]string, error) {
+	if !d.acceptPunct("(") {
+		return nil, d.errf("expected '('")
+	}
+	var out []string
+	for {
+		n, err := d.name("column")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+		if d.acceptPunct(")") {
+			return out, nil
+		}
+		if !d.acceptPunct(",") {
+			return nil, d.errf("expected ',' or ')' in the column list")
+		}
+	}
+}
+
+func (d *ddlParser) str(what string) (string, error) {
+	if d.i >= len(d.sig) || d.sig[d.i].kind != tStr {
+		return "", d.errf("expected a quoted string for %s", what)
+	}
+	s := unquote(d.sig[d.i])
+	d.i++
+	return s, nil
+}
+
+func (d *ddlParser) end() error {
+	if d.i != len(d.sig) {
+		return d.errf("unexpected text after the statement")
+	}
+	return nil
+}
+
+// parseDDL parses the tokens after CREATE or DROP.
+func parseDDL(toks []token, create bool) (*DDL, error) {
+	d := &ddlParser{}
+	for _, t := range toks {
+		if t.kind != tSpace && t.kind != tComment {
+			d.sig = append(d.sig, t)
+		}
+	}
+	out := &DDL{}
+	verb := "DROP"
+	if create {
+		verb = "CREATE"
+	}
+	switch {
+	case d.acceptWords("DATABASE"), d.acceptWords("SCHEMA"):
+		out.Kind = verb + " DATABASE"
+	case d.acceptWords("TABLE"):
+		out.Kind = verb + " TABLE"
+	default:
+		return nil, paimon.Errorf(catalog.ErrUnsupported, "%s: only %s DATABASE and %s TABLE are supported", verb, verb, verb)
+	}
+	if create {
+		out.IfNotExists = d.acceptWords("IF", "NOT", "EXISTS")
+	} else {
+		out.IfExists = d.acceptWords("IF", "EXISTS")
+	}
+	var err error
+	if strings.HasSuffix(out.Kind, "DATABASE") {
+		if out.Database, err = d.name("database"); err != nil {
+			return nil, err
+		}
+		if !create {
+			out.Cascade = d.acceptWords("CASCADE")
+			if !out.Cascade {
+				d.acceptWords("RESTRICT")
+			}
+		}
+		return out, d.end()
+	}
+	if out.Database, out.Table, err = d.qualified(); err != nil {
+		return nil, err
+	}
+	if !create {
+		return out, d.end()
+	}
+	if d.acceptWords("AS") {
+		return nil, paimon.Errorf(catalog.ErrUnsupported, "CREATE TABLE ... AS SELECT: create the table, then ingest the query result with bulk ingest")
+	}
+	if err := d.columns(out); err != nil {
+		return nil, err
+	}
+	for d.i < len(d.sig) {
+		switch {
+		case d.acceptWords("COMMENT"):
+			if out.Comment, err = d.str("COMMENT"); err != nil {
+				return nil, err
+			}
+		case d.acceptWords("PARTITIONED", "BY"):
+			if out.PartitionedBy, err = d.nameList(); err != nil {
+				return nil, err
+			}
+		case d.acceptWords("WITH"):
+			if out.Options, err = d.options(); err != nil {
+				return nil, err
+			}
+		case d.peekWord("AS"):
+			return nil, paimon.Errorf(catalog.ErrUnsupported, "CREATE TABLE ... AS SELECT: create the table, then ingest the query result with bulk ingest")
+		default:
+			return nil, d.errf("expected COMMENT, PARTITIONED BY or WITH")
+		}
+	}
+	return out, nil
+}
+
+func (d *ddlParser) options() (map[string]string, error) {
+	if !d.acceptPunct("(") {
+		return nil, d.errf("expected '(' after WITH")
+	}
+	opts := map[string]string{}
+	for {
+		k, err := d.str("an option key")
+		if err != nil {
+			return nil, err
+		}
+		if !d.acceptPunct("=") {
+			return nil, d.errf("expected '=' after option '%s'", k)
+		}
+		v, err := d.str("the value of option '" + k + "'")
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := opts[k]; dup {
+			return nil, d.errf("option '%s' given twice", k)
+		}
+		opts[k] = v
+		if d.acceptPunct(")") {
+			return opts, nil
+		}
+		if !d.acceptPunct(",") {
+			return nil, d.errf("expected ',' or ')' in WITH")
+		}
+	}
+}
+
+func (d *ddlParser) columns(out *DDL) error {
+	if !d.acceptPunct("(") {
+		return d.errf("expected '(' and the column list")
+	}
+	for {
+		if d.acceptWords("PRIMARY", "KEY") {
+			if out.PrimaryKey != nil {
+				return d.errf("PRIMARY KEY given twice")
+			}
+			pk, err := d.nameList()
+			if err != nil {
+				return err
+			}
+			if !d.acceptWords("NOT", "ENFORCED") {
+				return d.errf("expected NOT ENFORCED after PRIMARY KEY (...): Paimon does not enforce keys, it merges rows by key")
+			}
+			out.PrimaryKey = pk
+		} else {
+			name, err := d.name("column")
+			if err != nil {
+				return err
+			}
+			// The type runs to NOT NULL / NULL / COMMENT / ',' / ')' at depth 0.
+			start, depth := d.i, 0
+			var text strings.Builder
+			for ; d.i < len(d.sig); d.i++ {
+				t := d.sig[d.i]
+				if depth == 0 && (isPunct(t, ",") || isPunct(t, ")") || isWord(t, "NOT") || isWord(t, "NULL") || isWord(t, "COMMENT") || isWord(t, "PRIMARY")) {
+					break
+				}
+				if t.kind == tPunct {
+					depth += strings.Count(t.text, "(") + strings.Count(t.text, "<") - strings.Count(t.text, ")") - strings.Count(t.text, ">")
+				}
+				text.WriteString(t.text)
+				text.WriteByte(' ')
+			}
+			if d.i == start {
+				return d.errf("expected the type of column %s", name)
+			}
+			dt, err := parseColumnType(text.String())
+			if err != nil {
+				return paimon.Errorf(catalog.ErrInvalid, "column %s: %v", name, err)
+			}
+			if d.acceptWords("NOT", "NULL") {
+				dt.Nullable = false
+			} else {
+				d.acceptWords("NULL")
+			}
+			f := types.DataField{Name: name, Type: dt}
+			if d.acceptWords("COMMENT") {
+				c, err := d.str("COMMENT")
+				if err != nil {
+					return err
+				}
+				f.Description = &c
+			}
+			out.Columns = append(out.Columns, f)
+		}
+		if d.acceptPunct(")") {
+			return nil
+		}
+		if !d.acceptPunct(",") {
+			return d.errf("expected ',' or ')' after a column")
+		}
+	}
+}
+
+// parseColumnType parses a column type: ARRAY<T>, MAP<K, V>, ROW<n T, ...>
+// recursively, anything else with types.ParseAtomic.
+func parseColumnType(s string) (types.DataType, error) {
+	s = strings.TrimSpace(s)
+	up := strings.ToUpper(s)
+	open := strings.IndexByte(s, '<')
+	if open < 0 || !strings.HasSuffix(s, ">") {
+		return types.ParseAtomic(s)
+	}
+	head := strings.TrimSpace(up[:open])
+	parts := splitTop(s[open+1 : len(s)-1])
+	switch head {
+	case "ARRAY":
+		if len(parts) != 1 {
+			return types.DataType{}, paimon.Errorf(catalog.ErrInvalid, "ARRAY<T> takes one type: %s", s)
+		}
+		e, err := parseColumnType(parts[0])
+		if err != nil {
+			return e, err
+		}
+		return types.NewArray(e), nil
+	case "MAP":
+		if len(parts) != 2 {
+			return types.DataType{}, paimon.Errorf(catalog.ErrInvalid, "MAP<K, V> takes two types: %s", s)
+		}
+		k, err := parseColumnType(parts[0])
+		if err != nil {
+			return k, err
+		}
+		v, err := parseColumnType(parts[1])
+		if err != nil {
+			return v, err
+		}
+		return types.NewMap(k, v), nil
+	case "ROW":
+		fs := make([]types.DataField, len(parts))
+		for i, p := range parts {
+			p = strings.TrimSpace(p)
+			sp := strings.IndexAny(p, " \t\n")
+			if sp < 0 {
+				return types.DataType{}, paimon.Errorf(catalog.ErrInvalid, "ROW field %q needs a name and a type", p)
+			}
+			ft, err := parseColumnType(p[sp+1:])
+			if err != nil {
+				return ft, err
+			}
+			fs[i] = types.DataField{Name: strings.Trim(p[:sp], "`\""), Type: ft}
+		}
+		return types.NewRow(fs...), nil
+	}
+	return types.DataType{}, paimon.Errorf(catalog.ErrInvalid, "unknown type %s", s)
+}
+
+// splitTop splits s at commas outside <> and ().
+func splitTop(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, c := range s {
+		switch c {
+		case '<', '(':
+			depth++
+		case '>', ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, s[start:])
+}
