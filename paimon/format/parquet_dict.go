@@ -29,7 +29,12 @@ type dictVerdict struct {
 	gen   int    // the colCursor chunk generation it belongs to
 	pass  []bool // per dictionary entry
 	null  bool   // the verdict of a NULL row
+	skip  bool   // the dictionary is too large to pay off: filter row by row
 }
+
+// dictMaxShare: a chunk's dictionary is used for filtering only when it has
+// at most 1/dictMaxShare as many entries as the chunk has rows.
+const dictMaxShare = 4
 
 // dictFilterable reports whether readBatch may use dictSelect: the filter
 // reads exactly one decoded string/binary column.
@@ -47,11 +52,23 @@ func (r *fastReader) dictSelect(d *colCursor, sel []int32, n int) (next []int32,
 			return nil, false, nil
 		}
 	}
-	pass := make([]bool, n)
 	for _, s := range d.segs {
 		v, err := r.dictVerdicts(d, s.ps)
 		if err != nil {
 			return nil, false, err
+		}
+		if v.skip {
+			return nil, false, nil
+		}
+	}
+	pass := make([]bool, n)
+	for _, s := range d.segs {
+		v := &d.dict // cached by the loop above: the segments of a batch share one chunk
+		if v.gen != s.ps.gen {
+			var err error
+			if v, err = r.dictVerdicts(d, s.ps); err != nil {
+				return nil, false, err
+			}
 		}
 		out := pass[s.brow : s.brow+s.n]
 		idx := s.ps.idx
@@ -112,6 +129,12 @@ func (r *fastReader) dictVerdicts(d *colCursor, ps *pageState) (*dictVerdict, er
 	k := 0
 	if len(offs) > 0 {
 		k = len(offs) - 1
+	}
+	if int64(k) > ps.crow/dictMaxShare {
+		// Nearly one entry per row: evaluating the dictionary costs as
+		// much as evaluating the rows, and the survivors are built anyway.
+		d.dict = dictVerdict{valid: true, gen: ps.gen, skip: true}
+		return &d.dict, nil
 	}
 	// The dictionary as one plain page, materialised by the ordinary code.
 	tmp := &colCursor{fc: d.fc, name: d.name}

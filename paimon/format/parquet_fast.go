@@ -255,7 +255,8 @@ type pageState struct {
 	src  encoding.Values // values the gathers index: the dictionary's or the page's
 	idx  []int32         // dictionary indexes of the non-null values (nil: plain)
 	rows int
-	gen  int // the column chunk it belongs to (colCursor.gen)
+	gen  int   // the column chunk it belongs to (colCursor.gen)
+	crow int64 // that chunk's rows
 }
 
 // seg is a run of consecutive rows of one page that belong to a batch.
@@ -348,7 +349,7 @@ func (c *colCursor) nextPage() error {
 			pgo.Release(pg)
 			return err
 		}
-		ps.gen = c.gen
+		ps.gen, ps.crow = c.gen, c.runRows[c.rgi]
 		c.chunk += int64(ps.rows)
 		if c.chunk > c.runRows[c.rgi] {
 			pgo.Release(pg)
