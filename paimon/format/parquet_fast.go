@@ -255,6 +255,8 @@ type pageState struct {
 	src  encoding.Values // values the gathers index: the dictionary's or the page's
 	idx  []int32         // dictionary indexes of the non-null values (nil: plain)
 	rows int
+	gen  int   // the column chunk it belongs to (colCursor.gen)
+	crow int64 // that chunk's rows
 }
 
 // seg is a run of consecutive rows of one page that belong to a batch.
@@ -282,6 +284,8 @@ type colCursor struct {
 	segs    []seg
 	pos     []int32 // gather scratch
 	plans   []segPlan
+	gen     int         // column chunks opened so far (pages of one chunk share a dictionary)
+	dict    dictVerdict // the filter's verdicts on the current chunk's dictionary (parquet_dict.go)
 }
 
 // open starts a run of adjacent row groups.
@@ -325,6 +329,7 @@ func (c *colCursor) nextPage() error {
 			}
 			c.pages = c.run[c.rgi].ColumnChunks()[c.fc.leaf].Pages()
 			c.chunk = 0
+			c.gen++
 		}
 		pg, err := c.pages.ReadPage()
 		if err == io.EOF {
@@ -344,6 +349,7 @@ func (c *colCursor) nextPage() error {
 			pgo.Release(pg)
 			return err
 		}
+		ps.gen, ps.crow = c.gen, c.runRows[c.rgi]
 		c.chunk += int64(ps.rows)
 		if c.chunk > c.runRows[c.rgi] {
 			pgo.Release(pg)
@@ -1230,8 +1236,36 @@ func (r *fastReader) readBatch(first int64, n int) (rec arrow.RecordBatch, _ []i
 	if sel != nil && len(sel) == 0 {
 		return nil, nil, collectOnly(r.allDc)
 	}
-	if r.opts.Filter != nil {
-		if err := decode(r.filterDc, sel, true); err != nil {
+	filtered := false
+	if r.dictFilterable() {
+		// The filter column is collected here; decode below does not collect it again.
+		if err := collectOnly(r.filterDc); err != nil {
+			return nil, nil, err
+		}
+		next, ok, err := r.dictSelect(r.decs[r.filterDc[0]], sel, n)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			if len(next) == 0 {
+				return nil, nil, collectOnly(r.otherDc)
+			}
+			if len(next) < n {
+				sel = next
+			}
+			if err := decode(r.filterDc, sel, false); err != nil {
+				return nil, nil, err
+			}
+			if err := decode(r.otherDc, sel, true); err != nil {
+				return nil, nil, err
+			}
+			filtered = true
+		}
+	}
+	if filtered {
+		// dictSelect filtered the batch and everything is decoded
+	} else if r.opts.Filter != nil {
+		if err := decode(r.filterDc, sel, !r.dictFilterable()); err != nil {
 			return nil, nil, err
 		}
 		m := n
