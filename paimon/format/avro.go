@@ -24,7 +24,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -132,43 +131,15 @@ func (f *AvroFile) RowGroupStats(_ int, fields []types.DataField) predicate.MapS
 // fields (top = -1: not in the file, all NULL), by the name the file's
 // schema version gives the field id, as for Parquet.
 func (f *AvroFile) resolve(fd types.DataField) (column, error) {
-	c := column{field: fd, top: -1, fileType: fd.Type}
-	byName := func(n string) bool {
-		if i, ok := f.topByName[n]; ok {
-			c.top = i
-			return true
-		}
-		return false
-	}
-	switch {
-	case fd.ID == SequenceNumberFieldID || fd.ID == ValueKindFieldID:
-		if !byName(fd.Name) {
-			return c, fmt.Errorf("avro file %s has no %s column (not a primary-key data file?)", f.name, fd.Name)
-		}
-		return c, nil
-	case IsSystemFieldID(fd.ID): // _KEY_<pk>
-		orig := fd.ID - KeyFieldIDStart
-		name := strings.TrimPrefix(fd.Name, KeyFieldPrefix)
-		if ff, ok := f.byID[orig]; ok {
-			name = ff.Name
-			c.fileType = ff.Type.NotNull()
-		}
-		if byName(KeyFieldPrefix+name) || byName(name) {
-			return c, nil
-		}
-		return c, fmt.Errorf("avro file %s has no key column %s%s", f.name, KeyFieldPrefix, name)
-	}
-	if f.byID != nil {
-		ff, ok := f.byID[fd.ID]
-		if !ok {
-			return c, nil // added after the file was written
-		}
-		c.fileType = ff.Type
-		byName(ff.Name)
-		return c, nil
-	}
-	byName(fd.Name)
-	return c, nil
+	// No row-tracking case: Avro data files are matched as before (a
+	// nullable _SEQUENCE_NUMBER the file lacks is an error).
+	return resolveColumn(fileColumns{
+		format: "avro", name: f.name, byID: f.byID,
+		topByName: func(n string) (int, bool) {
+			i, ok := f.topByName[n]
+			return i, ok
+		},
+	}, fd)
 }
 
 // Read implements DataFile.
@@ -250,16 +221,7 @@ func (r *avroReader) Release() {
 
 // Next implements RecordReader; batches whose rows are all dropped by
 // Filter/Deleted are skipped.
-func (r *avroReader) Next() bool {
-	for {
-		if !r.next1() {
-			return false
-		}
-		if r.cur != nil {
-			return true
-		}
-	}
-}
+func (r *avroReader) Next() bool { return r.nextNonEmpty(r.next1) }
 
 func (r *avroReader) fail(err error) bool {
 	r.err = fmt.Errorf("read avro file %s: %w", r.f.name, err)

@@ -100,51 +100,17 @@ func (f *ORCFile) RowGroupFirstRow(i int) int64 { return f.stripeStart[i] }
 
 // resolve locates a requested field in the file (top = -1: all NULL).
 func (f *ORCFile) resolve(fd types.DataField) (column, error) {
-	c := column{field: fd, top: -1, fileType: fd.Type}
-	byName := func(n string) bool {
-		if i, ok := f.topByName[n]; ok {
-			c.top = i
-			return true
-		}
-		// Hive-style writers may lower-case column names.
-		if i, ok := f.topByLower[strings.ToLower(n)]; ok {
-			c.top = i
-			return true
-		}
-		return false
-	}
-	switch {
-	case isRowTrackingField(fd): // row tracking: stored by compaction, else NULL
-		byName(fd.Name)
-		return c, nil
-	case fd.ID == SequenceNumberFieldID || fd.ID == ValueKindFieldID:
-		if !byName(fd.Name) {
-			return c, fmt.Errorf("orc file %s has no %s column (not a primary-key data file?)", f.name, fd.Name)
-		}
-		return c, nil
-	case IsSystemFieldID(fd.ID): // _KEY_<pk>
-		orig := fd.ID - KeyFieldIDStart
-		name := strings.TrimPrefix(fd.Name, KeyFieldPrefix)
-		if ff, ok := f.byID[orig]; ok {
-			name = ff.Name
-			c.fileType = ff.Type.NotNull()
-		}
-		if byName(KeyFieldPrefix+name) || byName(name) { // thin mode: value column
-			return c, nil
-		}
-		return c, fmt.Errorf("orc file %s has no key column %s%s", f.name, KeyFieldPrefix, name)
-	}
-	if f.byID != nil {
-		ff, ok := f.byID[fd.ID]
-		if !ok {
-			return c, nil // added after the file was written
-		}
-		c.fileType = ff.Type
-		byName(ff.Name)
-		return c, nil
-	}
-	byName(fd.Name)
-	return c, nil
+	return resolveColumn(fileColumns{
+		format: "orc", name: f.name, byID: f.byID, rowTracking: true,
+		topByName: func(n string) (int, bool) {
+			if i, ok := f.topByName[n]; ok {
+				return i, true
+			}
+			// Hive-style writers may lower-case column names.
+			i, ok := f.topByLower[strings.ToLower(n)]
+			return i, ok
+		},
+	}, fd)
 }
 
 // Read implements DataFile.
@@ -223,16 +189,7 @@ func (r *orcReader) Release() {
 
 // Next implements RecordReader: batches whose rows are all dropped by
 // Filter/Deleted are skipped.
-func (r *orcReader) Next() bool {
-	for {
-		if !r.next1() {
-			return false
-		}
-		if r.cur != nil {
-			return true
-		}
-	}
-}
+func (r *orcReader) Next() bool { return r.nextNonEmpty(r.next1) }
 
 func (r *orcReader) next1() (ok bool) {
 	if !r.advance() {

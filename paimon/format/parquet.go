@@ -137,61 +137,20 @@ func (f *ParquetFile) RowGroupNumRows(i int) int64 { return f.rdr.MetaData().Row
 // RowGroupFirstRow is the file row position of row group i's first row.
 func (f *ParquetFile) RowGroupFirstRow(i int) int64 { return f.rgStart[i] }
 
-// column is how one requested field is obtained from the file.
-type column struct {
-	field    types.DataField
-	top      int // top-level Parquet field index, -1 = all NULL (not in the file)
-	fileType types.DataType
-}
-
 // resolve locates a requested field in the file. A field of the current
 // schema that the file's schema version lacks is all NULL (top = -1).
 func (f *ParquetFile) resolve(fd types.DataField) (column, error) {
-	c := column{field: fd, top: -1, fileType: fd.Type}
-	byName := func(n string) bool {
-		if i, ok := f.topByName[n]; ok {
-			c.top = i
-			return true
-		}
-		return false
-	}
-	switch {
-	case isRowTrackingField(fd): // row tracking: stored by compaction, else NULL
-		byName(fd.Name)
-		return c, nil
-	case fd.ID == SequenceNumberFieldID || fd.ID == ValueKindFieldID:
-		if !byName(fd.Name) {
-			return c, fmt.Errorf("parquet file %s has no %s column (not a primary-key data file?)", f.name, fd.Name)
-		}
-		return c, nil
-	case IsSystemFieldID(fd.ID): // _KEY_<pk>
-		orig := fd.ID - KeyFieldIDStart
-		name := strings.TrimPrefix(fd.Name, KeyFieldPrefix)
-		if ff, ok := f.byID[orig]; ok {
-			name = ff.Name
-			c.fileType = ff.Type.NotNull()
-		}
-		if byName(KeyFieldPrefix+name) || byName(name) { // thin mode: value column
-			return c, nil
-		}
-		return c, fmt.Errorf("parquet file %s has no key column %s%s", f.name, KeyFieldPrefix, name)
-	}
-	if f.byID != nil {
-		ff, ok := f.byID[fd.ID]
-		if !ok {
-			return c, nil // added after the file was written
-		}
-		c.fileType = ff.Type
-		if byName(ff.Name) {
-			return c, nil
-		}
-	} else if byName(fd.Name) {
-		return c, nil
-	}
-	if i, ok := f.topByID[fd.ID]; ok {
-		c.top = i
-	}
-	return c, nil
+	return resolveColumn(fileColumns{
+		format: "parquet", name: f.name, byID: f.byID, rowTracking: true,
+		topByName: func(n string) (int, bool) {
+			i, ok := f.topByName[n]
+			return i, ok
+		},
+		topByFieldID: func(id int) (int, bool) {
+			i, ok := f.topByID[id]
+			return i, ok
+		},
+	}, fd)
 }
 
 // Read implements DataFile.
@@ -293,16 +252,7 @@ func (r *parquetReader) Release() {
 
 // Next implements RecordReader: batches whose rows are all dropped by
 // Filter/Deleted are skipped.
-func (r *parquetReader) Next() bool {
-	for {
-		if !r.next1() {
-			return false
-		}
-		if r.cur != nil {
-			return true
-		}
-	}
-}
+func (r *parquetReader) Next() bool { return r.nextNonEmpty(r.next1) }
 
 func (r *parquetReader) next1() (ok bool) {
 	if !r.advance() {

@@ -161,25 +161,29 @@ func floorDiv(a, b int64) int64 {
 
 func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
 
+// IntegerRank orders the integer types by width: TINYINT 1, SMALLINT 2,
+// INT 3, BIGINT 4; any other root is 0. A cast from rank a to rank b >= a
+// keeps every value.
+func IntegerRank(r types.Root) int {
+	switch r {
+	case types.TinyInt:
+		return 1
+	case types.SmallInt:
+		return 2
+	case types.Int:
+		return 3
+	case types.BigInt:
+		return 4
+	}
+	return 0
+}
+
 // evolveLiteral converts a statistics literal of the file's type to the
 // current type, for the casts that are exact and order-preserving on every
 // value (widenings); any other change (Java's narrowing casts wrap, round,
 // cut or pad values) drops the bound.
 func evolveLiteral(v predicate.Literal, from, to types.DataType) (predicate.Literal, bool) {
-	intRank := func(r types.Root) int {
-		switch r {
-		case types.TinyInt:
-			return 1
-		case types.SmallInt:
-			return 2
-		case types.Int:
-			return 3
-		case types.BigInt:
-			return 4
-		}
-		return 0
-	}
-	fr, tr := intRank(from.Root), intRank(to.Root)
+	fr, tr := IntegerRank(from.Root), IntegerRank(to.Root)
 	switch {
 	case from.Equal(to.WithNullable(from.Nullable)):
 		return v, true

@@ -356,25 +356,12 @@ func (s *Scan) fileStatsFields(ctx context.Context, f *paimon.DataFileMeta) (wri
 // cut strings and binaries, pad CHAR and truncate timestamps: only casts
 // that leave every value unchanged (or NULL) keep the bounds.
 func statsCompatible(from, to types.DataType) bool {
-	intRank := func(r types.Root) int {
-		switch r {
-		case types.TinyInt:
-			return 1
-		case types.SmallInt:
-			return 2
-		case types.Int:
-			return 3
-		case types.BigInt:
-			return 4
-		}
-		return 0
-	}
 	if from.Equal(to.WithNullable(from.Nullable)) {
 		return !from.IsNested()
 	}
 	switch {
-	case intRank(from.Root) > 0 && intRank(to.Root) > 0:
-		return intRank(to.Root) >= intRank(from.Root)
+	case format.IntegerRank(from.Root) > 0 && format.IntegerRank(to.Root) > 0:
+		return format.IntegerRank(to.Root) >= format.IntegerRank(from.Root)
 	case from.Root == types.Float && to.Root == types.Double:
 		return true
 	case from.IsString() && to.IsString():
