@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FUZZ_TIME="${FUZZ_TIME:-5s}"
-FUZZ_BUDGET="${FUZZ_BUDGET:-150}"
+FUZZ_BUDGET="${FUZZ_BUDGET:-360}"
 start=$(date +%s)
 ran=0
 skipped=()
