@@ -195,85 +195,18 @@ func convertSomeToORC(t *testing.T, dir string, pick func(name string) bool) int
 		}
 		t.Fatal(lastErr)
 	}
-	mdir := filepath.Join(dir, "manifest")
-	ents, err := os.ReadDir(mdir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msizes := map[string]int64{}
-	write := func(name string, b []byte, err error) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(mdir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		msizes[name] = int64(len(b))
-	}
 	// Manifests and index manifests first, then the lists naming them.
-	for _, e := range ents {
-		name := e.Name()
-		data, err := os.ReadFile(filepath.Join(mdir, name))
-		if err != nil {
-			t.Fatal(err)
+	rewriteManifests(t, dir, func(e *paimon.ManifestEntry) {
+		convert(e.File.FileName, e.File.SchemaID)
+		if n, ok := sizes[e.File.FileName]; ok {
+			e.File.FileSize = n
 		}
-		switch {
-		case strings.HasPrefix(name, "manifest-list-"):
-		case strings.HasPrefix(name, "index-manifest-"):
-			var out []paimon.IndexManifestEntry
-			err := paimon.DecodeIndexManifest(name, data, "avro", func(e paimon.IndexManifestEntry) error {
-				for i := range e.IndexFile.DVRanges {
-					e.IndexFile.DVRanges[i].DataFileName = rename(e.IndexFile.DVRanges[i].DataFileName)
-				}
-				out = append(out, e)
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := paimon.EncodeIndexManifest(out, "", 0)
-			write(name, b, err)
-		default:
-			var out []paimon.ManifestEntry
-			err := paimon.DecodeManifest(name, data, "avro", func(e paimon.ManifestEntry) error {
-				convert(e.File.FileName, e.File.SchemaID)
-				if n, ok := sizes[e.File.FileName]; ok {
-					e.File.FileSize = n
-				}
-				e.File.FileName = rename(e.File.FileName)
-				out = append(out, e)
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := paimon.EncodeManifest(out, "", 0)
-			write(name, b, err)
+		e.File.FileName = rename(e.File.FileName)
+	}, func(e *paimon.IndexManifestEntry) {
+		for i := range e.IndexFile.DVRanges {
+			e.IndexFile.DVRanges[i].DataFileName = rename(e.IndexFile.DVRanges[i].DataFileName)
 		}
-	}
-	for _, e := range ents {
-		name := e.Name()
-		if !strings.HasPrefix(name, "manifest-list-") {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(mdir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []paimon.ManifestFileMeta
-		err = paimon.DecodeManifestList(name, data, "avro", func(m paimon.ManifestFileMeta) error {
-			if n, ok := msizes[m.FileName]; ok {
-				m.FileSize = n
-			}
-			out = append(out, m)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := paimon.EncodeManifestList(out, "", 0)
-		write(name, b, err)
-	}
+	})
 	for name, p := range paths {
 		if _, ok := sizes[name]; ok {
 			if err := os.Remove(p); err != nil {
