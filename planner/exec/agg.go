@@ -71,6 +71,10 @@ type aggSpec struct {
 	sep       string
 	q         float64 // QUANTILE_CONT / QUANTILE_DISC fraction
 	skipNulls bool    // rows where an argument is NULL are not aggregated
+	// ORDER BY inside the call (agg_ordered.go): args[nval:] are the keys.
+	ordered bool
+	nval    int
+	orders  []SortOrder
 }
 
 // NewHashAggregate validates the aggregation and computes its schema.
@@ -229,6 +233,18 @@ func resolveAgg(a *AggExpr) (aggSpec, error) {
 		return sp, fmt.Errorf("exec: %s: FILTER is not BOOLEAN", sp.name)
 	}
 	sp.skipNulls = sp.fn != "COUNT_STAR"
+	sp.nval = len(sp.args)
+	if len(a.OrderBy) > 0 {
+		if strings.EqualFold(strings.TrimSpace(a.Func), "FIRST") {
+			sp.fn = "FIRST"
+		}
+		if err := resolveOrdered(&sp, a); err != nil {
+			return sp, err
+		}
+		sp.skipNulls = sp.fn == "STRING_AGG"
+	} else if sp.fn == "LAST" {
+		return sp, fmt.Errorf("exec: %s: LAST needs ORDER BY", sp.name)
+	}
 	return sp, nil
 }
 
@@ -248,6 +264,9 @@ func aggText(a *AggExpr) string {
 		d = "DISTINCT "
 	}
 	s := fmt.Sprintf("%s(%s%s)", f, d, strings.Join(args, ", "))
+	if len(a.OrderBy) > 0 {
+		s = s[:len(s)-1] + " ORDER BY " + FormatSortKeys(a.OrderBy) + ")"
+	}
 	if a.Filter != nil {
 		s += " FILTER (WHERE " + a.Filter.String() + ")"
 	}
@@ -291,6 +310,9 @@ func (sp *aggSpec) newAcc(mem memory.Allocator) (aggAcc, error) {
 			return &aggQuantile{q: sp.q, disc: sp.fn == "QUANTILE_DISC"}, nil
 		}
 		return nil, fmt.Errorf("exec: unknown aggregate %s", sp.fn)
+	}
+	if sp.ordered {
+		return newAggOrdered(mem, sp), nil
 	}
 	if sp.distinct {
 		if _, err := mk(); err != nil {

@@ -237,7 +237,7 @@ func (p *aggPartial) consume(b arrow.RecordBatch) error {
 			}
 			filter = f
 		}
-		m, err := aggMask(&p.masks[k], n, filter, args[k], sp.skipNulls)
+		m, err := aggMask(&p.masks[k], n, filter, args[k][:sp.nval], sp.skipNulls)
 		if err != nil {
 			return fmt.Errorf("exec: %s: %w", sp.name, err)
 		}

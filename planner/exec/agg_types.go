@@ -28,6 +28,11 @@ type AggExpr struct {
 	// Filter is the optional FILTER (WHERE ...) predicate (BOOLEAN; rows
 	// where it is FALSE or NULL are not aggregated); nil = none.
 	Filter vec.Expr
+	// OrderBy, when set, orders the rows the aggregate sees
+	// (agg(x ORDER BY k)): STRING_AGG concatenates in that order, FIRST and
+	// LAST take the first/last row's value (NULL included). Other
+	// aggregates refuse it (the binder drops it where it changes nothing).
+	OrderBy []SortKey
 	// Name is the output column's name.
 	Name string
 }
@@ -111,7 +116,7 @@ func AggResultType(fn string, args []arrow.DataType) (arrow.DataType, bool, erro
 			return arrow.PrimitiveTypes.Float64, true, nil
 		}
 		return bad()
-	case "MIN", "MAX", "ANY_VALUE":
+	case "MIN", "MAX", "ANY_VALUE", "LAST":
 		if err := want(1); err != nil {
 			return nil, false, err
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/parse"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
 )
 
@@ -287,14 +288,16 @@ func (a *aggCtx) aggOf(b *binder, e sqlparser.Expr) (int, error) {
 		}
 		filter, e = c, ae.Expr
 	}
+	e, order, err := b.unwrapAggOrder(e)
+	if err != nil {
+		return 0, err
+	}
 	a.in.what = "an aggregate argument"
 	var ag exec.AggExpr
 	switch x := e.(type) {
 	case *sqlparser.GroupConcatExpr:
 		if len(x.OrderBy) > 0 {
-			// The accumulator concatenates in arrival order: never
-			// pretend to honour an ORDER BY.
-			return 0, unsupportedf("ORDER BY inside GROUP_CONCAT/STRING_AGG (%s)", sqlparser.String(x))
+			order = &parse.AggOrder{OrderBy: x.OrderBy}
 		}
 		ag.Func = "STRING_AGG"
 		ag.Distinct = x.Distinct != ""
@@ -338,6 +341,18 @@ func (a *aggCtx) aggOf(b *binder, e sqlparser.Expr) (int, error) {
 		if err := quantileArgs(&ag); err != nil {
 			return 0, err
 		}
+	}
+	if order != nil {
+		name := ""
+		if f, ok := e.(*sqlparser.FuncExpr); ok {
+			name = f.Name.Lowered()
+		}
+		if err := a.aggOrderKeys(b, &ag, name, order.OrderBy, order.WithinGroup); err != nil {
+			return 0, err
+		}
+	}
+	if ag.Func == "LAST" && len(ag.OrderBy) == 0 {
+		return 0, unsupportedf("LAST without ORDER BY (write LAST(x ORDER BY k))")
 	}
 	ag.Filter = filter
 	key := aggString(ag)

@@ -457,7 +457,7 @@ func (b *binder) caseExpr(ec *exprCtx, x *sqlparser.CaseExpr) (vec.Expr, error) 
 // aggregate and window function names.
 var aggNames = map[string]string{
 	"count": "COUNT", "sum": "SUM", "avg": "AVG", "mean": "AVG", "min": "MIN", "max": "MAX",
-	"bool_and": "BOOL_AND", "bool_or": "BOOL_OR", "every": "BOOL_AND", "any_value": "ANY_VALUE", "first": "ANY_VALUE",
+	"bool_and": "BOOL_AND", "bool_or": "BOOL_OR", "every": "BOOL_AND", "any_value": "ANY_VALUE", "first": "ANY_VALUE", "last": "LAST",
 	"stddev": "STDDEV_SAMP", "stddev_samp": "STDDEV_SAMP", "stddev_pop": "STDDEV_POP",
 	"variance": "VAR_SAMP", "var_samp": "VAR_SAMP", "var_pop": "VAR_POP",
 	"string_agg": "STRING_AGG", "listagg": "STRING_AGG",
@@ -474,7 +474,7 @@ func isAggCall(e sqlparser.Expr) bool {
 	switch x := e.(type) {
 	case *sqlparser.FuncExpr:
 		_, ok := aggNames[x.Name.Lowered()]
-		return ok && x.Qualifier.IsEmpty()
+		return (ok || x.Name.Lowered() == markAggOrder) && x.Qualifier.IsEmpty()
 	case *sqlparser.GroupConcatExpr:
 		return true
 	}
@@ -515,6 +515,11 @@ func (b *binder) funcExpr(ec *exprCtx, x *sqlparser.FuncExpr) (vec.Expr, error) 
 		return ec.win.add(b, ec, x)
 	case "paimon_filter":
 		return nil, invalidf("FILTER is only allowed on aggregates in the select list and HAVING")
+	case markAggOrder:
+		if _, _, err := b.unwrapAggOrder(x); err != nil {
+			return nil, err
+		}
+		return nil, invalidf("aggregates (with ORDER BY) are not allowed in %s", ec.what)
 	case "paimon_interval":
 		if len(x.Exprs) == 1 {
 			if ae, ok := x.Exprs[0].(*sqlparser.AliasedExpr); ok {

@@ -81,6 +81,15 @@ func FoldConstants(n Node) (Node, error) {
 			if a2.Filter, err = f(a.Filter); err != nil {
 				return nil, err
 			}
+			if a.OrderBy != nil {
+				a2.OrderBy = make([]exec.SortKey, len(a.OrderBy))
+				for j, k := range a.OrderBy {
+					a2.OrderBy[j] = k
+					if a2.OrderBy[j].Expr, err = f(k.Expr); err != nil {
+						return nil, err
+					}
+				}
+			}
 			cp.Aggs[i] = a2
 		}
 		return &cp, nil

@@ -249,6 +249,9 @@ func aggString(ag exec.AggExpr) string {
 	if ag.Distinct {
 		args = "DISTINCT " + args
 	}
+	if len(ag.OrderBy) > 0 {
+		args += " ORDER BY " + exec.FormatSortKeys(ag.OrderBy)
+	}
 	s := strings.ToLower(ag.Func) + "(" + args + ")"
 	if ag.Filter != nil {
 		s += " FILTER (WHERE " + ag.Filter.String() + ")"

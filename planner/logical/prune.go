@@ -202,6 +202,9 @@ func prune(n Node, req []bool) (Node, []int, error) {
 			if a.Filter != nil {
 				need(inReq, a.Filter)
 			}
+			for _, k := range a.OrderBy {
+				need(inReq, k.Expr)
+			}
 		}
 		in, im, err := prune(x.Input, inReq)
 		if err != nil {
@@ -219,6 +222,9 @@ func prune(n Node, req []bool) (Node, []int, error) {
 				return nil, nil, err
 			}
 			if a2.Filter, err = remap(a.Filter, im); err != nil {
+				return nil, nil, err
+			}
+			if a2.OrderBy, err = remapKeys(a.OrderBy, im); err != nil {
 				return nil, nil, err
 			}
 			cp.Aggs[i] = a2
@@ -315,4 +321,21 @@ func prune(n Node, req []bool) (Node, []int, error) {
 		n = n.WithChildren(nch...)
 	}
 	return n, identity(len(n.Schema())), nil
+}
+
+// remapKeys remaps sort keys' expressions (nil stays nil).
+func remapKeys(keys []exec.SortKey, m []int) ([]exec.SortKey, error) {
+	if keys == nil {
+		return nil, nil
+	}
+	out := make([]exec.SortKey, len(keys))
+	for i, k := range keys {
+		e, err := remap(k.Expr, m)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = k
+		out[i].Expr = e
+	}
+	return out, nil
 }

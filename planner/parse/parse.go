@@ -31,6 +31,7 @@ type Statement struct {
 	NumParams        int                 // number of ? placeholders (ValArg SQLVals :v1, :v2, ...)
 
 	Windows        []*WindowSpec                                     // paimon_window(f(...), N) → Windows[N]
+	AggOrders      []*AggOrder                                       // paimon_agg_order(agg(...), N) → AggOrders[N]
 	Hints          map[*sqlparser.AliasedTableExpr]map[string]string // /*+ OPTIONS(...) */ after that table
 	DerivedColumns map[*sqlparser.AliasedTableExpr][]string          // (subquery) AS t (c1, c2)
 	NullsFirst     map[*sqlparser.Order]bool                         // explicit NULLS FIRST (true) / LAST (false)

@@ -31,7 +31,7 @@ const (
 func reservedName(n string) bool {
 	l := strings.ToLower(n)
 	switch l {
-	case markWindow, markFilter, markNullsFirst, markNullsLast, markFullJoin:
+	case markWindow, markFilter, markAggOrder, markNullsFirst, markNullsLast, markFullJoin:
 		return true
 	}
 	return strings.HasPrefix(l, markSubquery) || strings.HasPrefix(l, markAlias)
@@ -284,7 +284,11 @@ func (p *parser) rwQuantified(e *emitter, op, q int) (int, error) {
 // OVER (...) / OVER w after it.
 func (p *parser) rwCall(e *emitter, i, open, hi int) (int, error) {
 	close := int(p.match[open])
-	k := p.nextIn(close+1, hi)
+	ao, argEnd, end, err := p.aggOrderCall(i, open, close, hi)
+	if err != nil {
+		return 0, err
+	}
+	k := p.nextIn(end, hi)
 	var filter span
 	if p.word(k, hi, "FILTER") {
 		fo := p.nextIn(k+1, hi)
@@ -295,7 +299,8 @@ func (p *parser) rwCall(e *emitter, i, open, hi int) (int, error) {
 				return 0, p.errAt(catalog.ErrInvalid, w, "expected FILTER (WHERE condition)")
 			}
 			filter = span{w + 1, fc}
-			k = p.nextIn(fc+1, hi)
+			end = fc + 1
+			k = p.nextIn(end, hi)
 		}
 	}
 	var win *WindowSpec
@@ -308,18 +313,19 @@ func (p *parser) rwCall(e *emitter, i, open, hi int) (int, error) {
 			if err != nil {
 				return 0, err
 			}
-			win, k = ws, oc+1
+			win, end = ws, oc+1
 		case o < hi && isName(p.toks[o]):
 			ws, ok := p.windows[strings.ToLower(nameOf(p.toks[o]))]
 			if !ok {
 				return 0, p.errAt(catalog.ErrInvalid, o, "window %s is not defined (WINDOW %s AS (...))", nameOf(p.toks[o]), nameOf(p.toks[o]))
 			}
-			win, k = ws, o+1
+			win, end = ws, o+1
 		default:
 			return 0, p.errAt(catalog.ErrInvalid, o, "expected OVER (window) or OVER name")
 		}
-	} else if filter.hi == 0 {
-		k = close + 1
+		if ao != nil {
+			return 0, p.errAt(catalog.ErrUnsupported, k, "ORDER BY inside a window aggregate is not supported")
+		}
 	}
 	pos := p.toks[i].pos
 	if win != nil {
@@ -328,8 +334,15 @@ func (p *parser) rwCall(e *emitter, i, open, hi int) (int, error) {
 	if filter.hi != 0 {
 		e.add(pos, markFilter+"(")
 	}
-	if err := p.rwCallBody(e, i, open, close); err != nil {
+	if ao != nil {
+		e.add(pos, markAggOrder+"(")
+	}
+	if err := p.rwCallBody(e, i, open, argEnd, close); err != nil {
 		return 0, err
+	}
+	if ao != nil {
+		e.add(pos, ", "+strconv.Itoa(len(p.st.AggOrders))+")")
+		p.st.AggOrders = append(p.st.AggOrders, ao)
 	}
 	if filter.hi != 0 {
 		e.add(pos, ", ")
@@ -345,10 +358,12 @@ func (p *parser) rwCall(e *emitter, i, open, hi int) (int, error) {
 		e.add(pos, ", "+strconv.Itoa(len(p.st.Windows))+")")
 		p.st.Windows = append(p.st.Windows, win)
 	}
-	return k, nil
+	return end, nil
 }
 
-func (p *parser) rwCallBody(e *emitter, i, open, close int) error {
+// rwCallBody rewrites name(args) with the arguments in (open, argEnd);
+// close is the closing parenthesis.
+func (p *parser) rwCallBody(e *emitter, i, open, argEnd, close int) error {
 	t := p.toks[i]
 	lw := strings.ToLower(t.text)
 	switch lw {
@@ -368,7 +383,7 @@ func (p *parser) rwCallBody(e *emitter, i, open, close int) error {
 		name = r
 	}
 	e.add(t.pos, name+"(")
-	if err := p.rw(e, open+1, close, ctxNone); err != nil {
+	if err := p.rw(e, open+1, argEnd, ctxNone); err != nil {
 		return err
 	}
 	e.add(p.toks[close].pos, ")")

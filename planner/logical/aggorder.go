@@ -1,0 +1,86 @@
+package logical
+
+import (
+	"strconv"
+
+	"github.com/xwb1989/sqlparser"
+
+	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/parse"
+)
+
+// markAggOrder is the front end's paimon_agg_order(agg(args), N): an
+// aggregate with its own ORDER BY (Statement.AggOrders[N]).
+const markAggOrder = "paimon_agg_order"
+
+// unwrapAggOrder splits paimon_agg_order(agg, N) into agg and its order;
+// other expressions come back unchanged with a nil order.
+func (b *binder) unwrapAggOrder(e sqlparser.Expr) (sqlparser.Expr, *parse.AggOrder, error) {
+	f, ok := e.(*sqlparser.FuncExpr)
+	if !ok || f.Name.Lowered() != markAggOrder {
+		return e, nil, nil
+	}
+	if len(f.Exprs) != 2 {
+		return nil, nil, invalidf("bad aggregate ORDER BY")
+	}
+	ae, ok1 := f.Exprs[0].(*sqlparser.AliasedExpr)
+	ne, ok2 := f.Exprs[1].(*sqlparser.AliasedExpr)
+	if !ok1 || !ok2 {
+		return nil, nil, invalidf("bad aggregate ORDER BY")
+	}
+	nv, ok := ne.Expr.(*sqlparser.SQLVal)
+	if !ok {
+		return nil, nil, invalidf("bad aggregate ORDER BY")
+	}
+	idx, err := strconv.Atoi(string(nv.Val))
+	if err != nil || idx < 0 || idx >= len(b.stmt.AggOrders) {
+		return nil, nil, invalidf("bad aggregate ORDER BY reference")
+	}
+	inner, ok := ae.Expr.(*sqlparser.FuncExpr)
+	if !ok || !isAggCall(inner) || inner.Name.Lowered() == markAggOrder {
+		return nil, nil, invalidf("ORDER BY inside a call is only allowed in an aggregate (%s)", sqlparser.String(ae.Expr))
+	}
+	return inner, b.stmt.AggOrders[idx], nil
+}
+
+// aggOrderKeys binds an aggregate's ORDER BY over the aggregate's input and
+// sets it on ag when the result depends on the order: STRING_AGG, FIRST,
+// LAST. Every other aggregate ignores the order (as DuckDB does), but
+// WITHIN GROUP is only accepted for STRING_AGG/LISTAGG, whose meaning it
+// does not change (for ordered-set aggregates such as PERCENTILE_CONT it
+// names the argument, which we do not support).
+func (a *aggCtx) aggOrderKeys(b *binder, ag *exec.AggExpr, name string, ob sqlparser.OrderBy, within bool) error {
+	fn := ag.Func
+	switch {
+	case fn == "STRING_AGG":
+	case name == "first":
+		fn = "FIRST"
+	case fn == "LAST":
+	case within:
+		return unsupportedf("WITHIN GROUP (ORDER BY ...) with %s (only STRING_AGG/LISTAGG)", fn)
+	default:
+		return nil
+	}
+	a.in.what = "an aggregate ORDER BY"
+	keys := make([]exec.SortKey, len(ob))
+	for i, o := range ob {
+		v, err := b.expr(a.in, o.Expr)
+		if err != nil {
+			return err
+		}
+		keys[i] = b.sortKey(o, v)
+	}
+	if ag.Distinct && fn != "FIRST" && fn != "LAST" {
+		for _, k := range keys {
+			found := false
+			for _, v := range ag.Args[:1] {
+				found = found || v.String() == k.Expr.String()
+			}
+			if !found {
+				return invalidf("in an aggregate with DISTINCT, ORDER BY expressions must appear in the argument list (%s)", k.Expr)
+			}
+		}
+	}
+	ag.Func, ag.OrderBy = fn, keys
+	return nil
+}
