@@ -116,7 +116,11 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 	}
 
 	// * is the FROM relation's columns, not those WHERE subqueries joined in.
-	items, err := expandStars(sel.SelectExprs, fi.node.Schema())
+	selExprs, extras, err := splitExtras(sel.SelectExprs)
+	if err != nil {
+		return nil, err
+	}
+	items, err := expandStars(selExprs, fi.node.Schema())
 	if err != nil {
 		return nil, err
 	}
@@ -132,6 +136,9 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		if containsAgg(o.Expr) {
 			hasAgg = true
 		}
+	}
+	for _, x := range extras.exprs() {
+		hasAgg = hasAgg || containsAgg(x)
 	}
 
 	// Correlated inner columns become extra outputs (and group keys).
@@ -179,6 +186,11 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		}
 		for _, o := range ob {
 			if err := agg.collect(b, o.Expr); err != nil {
+				return nil, err
+			}
+		}
+		for _, x := range extras.exprs() {
+			if err := agg.collect(b, x); err != nil {
 				return nil, err
 			}
 		}
@@ -265,7 +277,12 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		keys = append(keys, b.sortKey(o, e))
 	}
 
+	if err := extras.bind(b, post, items); err != nil {
+		return nil, err
+	}
+
 	// Windows go on top of the (aggregated) relation.
+	var winRepl func(vec.Expr) (vec.Expr, error)
 	if len(win.funcs) > 0 {
 		base := len(rel.node.Schema())
 		n, m, err := win.build(rel.node)
@@ -291,6 +308,10 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 				return nil, err
 			}
 		}
+		winRepl = repl
+	}
+	if rel.node, err = extras.apply(rel.node, winRepl, keys); err != nil {
+		return nil, err
 	}
 
 	// Project select items, extra correlation columns, then hidden sort keys.
@@ -460,20 +481,42 @@ func aliasIndex(items []selectItem, name string) int {
 
 func expandStars(ses sqlparser.SelectExprs, s Schema) ([]selectItem, error) {
 	var out []selectItem
-	for _, se := range ses {
+	for k, se := range ses {
+		if _, ok, err := asStarMod(se); ok || err != nil {
+			if err == nil && (k == 0 || !isStar(ses[k-1])) {
+				err = invalidf("EXCLUDE/REPLACE must follow * or t.*")
+			}
+			if err != nil {
+				return nil, err
+			}
+			continue // applied with the star before it
+		}
 		switch x := se.(type) {
 		case *sqlparser.StarExpr:
+			var mod *starMod
+			if k+1 < len(ses) {
+				m, _, err := asStarMod(ses[k+1])
+				if err != nil {
+					return nil, err
+				}
+				mod = m
+			}
 			qual := x.TableName.Name.String()
 			n := 0
 			for i, f := range s {
 				if f.Hidden || (qual != "" && !eqName(f.Qual, qual)) {
 					continue
 				}
-				out = append(out, selectItem{col: i, name: f.Name})
 				n++
+				if it, ok := mod.item(i, f.Name); ok {
+					out = append(out, it)
+				}
 			}
 			if qual != "" && n == 0 {
 				return nil, invalidf("table or alias %q is not in the FROM clause (%s.*)", qual, qual)
+			}
+			if err := mod.check(); err != nil {
+				return nil, err
 			}
 		case *sqlparser.AliasedExpr:
 			it := selectItem{expr: x.Expr, col: -1, alias: x.As.String()}

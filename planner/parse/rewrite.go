@@ -31,7 +31,7 @@ const (
 func reservedName(n string) bool {
 	l := strings.ToLower(n)
 	switch l {
-	case markWindow, markFilter, markAggOrder, markNullsFirst, markNullsLast, markFullJoin:
+	case markWindow, markFilter, markAggOrder, markQualify, markDistinctOn, markStarMod, markNullsFirst, markNullsLast, markFullJoin:
 		return true
 	}
 	return strings.HasPrefix(l, markSubquery) || strings.HasPrefix(l, markAlias)
@@ -244,6 +244,11 @@ func (p *parser) rwPunct(e *emitter, i, lo, hi int, clause rctx) (int, error) {
 		return end + 1, nil
 	case "{":
 		return p.rwODBC(e, i)
+	case "*":
+		e.add(t.pos, "*")
+		if j, ok, err := p.starMods(e, i, hi); ok || err != nil {
+			return j, err
+		}
 	case "||":
 		e.add(t.pos, "|")
 	case "|":
@@ -458,29 +463,4 @@ func (p *parser) aliasTail(e *emitter, i, hi int, hints map[string]string, needA
 	e.add(pos, fmt.Sprintf(" as `%s%d` ", markAlias, len(p.aliases)))
 	p.aliases = append(p.aliases, m)
 	return end, true, nil
-}
-
-// rwSelect rewrites one SELECT block, with its own WINDOW definitions.
-func (p *parser) rwSelect(e *emitter, lo, hi int) error {
-	saved := p.windows
-	defer func() { p.windows = saved }()
-	p.windows = nil
-	end := hi
-	for i := lo; i < hi; i++ {
-		if isPunct(p.toks[i], "(") {
-			i = int(p.match[i])
-			continue
-		}
-		if isWord(p.toks[i], "WINDOW") {
-			n := p.nextIn(i+1, hi)
-			if n < hi && isName(p.toks[n]) && p.word(p.nextIn(n+1, hi), hi, "AS") {
-				if err := p.namedWindows(i+1, hi); err != nil {
-					return err
-				}
-				end = i
-				break
-			}
-		}
-	}
-	return p.rw(e, lo, end, ctxNone)
 }
