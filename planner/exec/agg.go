@@ -232,7 +232,7 @@ func resolveAgg(a *AggExpr) (aggSpec, error) {
 	if f := a.Filter; f != nil && (f.Type() == nil || f.Type().ID() != arrow.BOOL) {
 		return sp, fmt.Errorf("exec: %s: FILTER is not BOOLEAN", sp.name)
 	}
-	sp.skipNulls = sp.fn != "COUNT_STAR"
+	sp.skipNulls = sp.fn != "COUNT_STAR" && sp.fn != "COUNT_ROW"
 	sp.nval = len(sp.args)
 	if len(a.OrderBy) > 0 {
 		if strings.EqualFold(strings.TrimSpace(a.Func), "FIRST") {
@@ -281,7 +281,7 @@ func (sp *aggSpec) newAcc(mem memory.Allocator) (aggAcc, error) {
 			t = sp.types[0]
 		}
 		switch sp.fn {
-		case "COUNT", "COUNT_STAR":
+		case "COUNT", "COUNT_STAR", "COUNT_ROW":
 			return &aggCount{}, nil
 		case "SUM", "AVG":
 			avg := sp.fn == "AVG"

@@ -16,7 +16,9 @@ type AggExpr struct {
 	// Func is one of COUNT, COUNT_STAR, SUM, AVG, MIN, MAX, BOOL_AND,
 	// BOOL_OR, ANY_VALUE, STDDEV_SAMP (STDDEV), STDDEV_POP, VAR_SAMP
 	// (VARIANCE), VAR_POP, STRING_AGG (case-insensitive). COUNT without
-	// arguments is COUNT_STAR.
+	// arguments is COUNT_STAR. COUNT_ROW counts the row value (a, b, ...),
+	// which is never NULL (COUNT(DISTINCT (a, b)) counts tuples with NULL
+	// fields too, as DuckDB).
 	Func string
 	// Args are over the input schema; none for COUNT_STAR; STRING_AGG takes
 	// the value and optionally a constant separator (default ",").
@@ -88,7 +90,7 @@ func AggResultType(fn string, args []arrow.DataType) (arrow.DataType, bool, erro
 			return nil, false, err
 		}
 		return arrow.PrimitiveTypes.Int64, false, nil
-	case "COUNT":
+	case "COUNT", "COUNT_ROW":
 		for i, a := range args {
 			if a == nil {
 				return nil, false, fmt.Errorf("exec: COUNT argument %d has no type", i)

@@ -261,6 +261,17 @@ func bindDatePart(name string, args []vec.Expr) (*vec.BoundFunc, error) {
 	if err := wantString(name, args, 0); err != nil {
 		return nil, err
 	}
+	if isIntervalT(args[1].Type()) {
+		ps, null, ok := constString(args[0])
+		if !ok || null {
+			return nil, unsupportedf("%s of an INTERVAL with a part that is not a constant (%s)", name, args[0])
+		}
+		part, err := canonPart(name, ps)
+		if err != nil {
+			return nil, err
+		}
+		return bindIntervalPart(name, part, args)
+	}
 	t, err := temporalArg(name, args, 1)
 	if err != nil {
 		return nil, err

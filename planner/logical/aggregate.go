@@ -329,6 +329,20 @@ func (a *aggCtx) aggOf(b *binder, e sqlparser.Expr) (int, error) {
 			if ae, ok := se.(*sqlparser.AliasedExpr); ok && containsAgg(ae.Expr) {
 				return 0, invalidf("aggregate calls cannot be nested (%s)", sqlparser.String(x))
 			}
+			if ae, ok := se.(*sqlparser.AliasedExpr); ok && ag.Func == "COUNT" && len(x.Exprs) == 1 {
+				if tup, ok := ae.Expr.(sqlparser.ValTuple); ok {
+					// COUNT([DISTINCT] (a, b)): row values, NULL fields included.
+					for _, te := range tup {
+						v, err := b.expr(a.in, te)
+						if err != nil {
+							return 0, err
+						}
+						ag.Args = append(ag.Args, v)
+					}
+					ag.Func = "COUNT_ROW"
+					continue
+				}
+			}
 			v, err := b.selectExprArg(a.in, se)
 			if err != nil {
 				return 0, err

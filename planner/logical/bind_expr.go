@@ -552,7 +552,7 @@ func (b *binder) funcExpr(ec *exprCtx, x *sqlparser.FuncExpr) (vec.Expr, error) 
 		}
 		t, _ := vec.CastTarget(strings.ToUpper(strings.TrimPrefix(name, "paimon_")))
 		return vec.NewCast(args[0], t)
-	case "paimon_cast":
+	case "paimon_cast", "paimon_try_cast":
 		if len(x.Exprs) != 2 {
 			return nil, invalidf("CAST takes one value and a type")
 		}
@@ -573,7 +573,22 @@ func (b *binder) funcExpr(ec *exprCtx, x *sqlparser.FuncExpr) (vec.Expr, error) 
 			p.T = t
 			return p, nil
 		}
-		return vec.NewCast(a, t)
+		c, err := vec.NewCast(a, t)
+		if cc, ok := c.(*vec.Cast); ok && name == "paimon_try_cast" {
+			cc.Try = true
+		}
+		return c, err
+	case "typeof":
+		// DuckDB's TYPEOF: the argument's type name (of our type: integer
+		// literals are BIGINT here, INTEGER in DuckDB).
+		args, err := b.args(ec, x)
+		if err != nil {
+			return nil, err
+		}
+		if len(args) != 1 {
+			return nil, invalidf("TYPEOF takes one argument")
+		}
+		return vec.StringLiteral(vec.TypeName(args[0].Type())), nil
 	case "grouping":
 		return nil, invalidf("GROUPING() is only allowed with GROUP BY")
 	}

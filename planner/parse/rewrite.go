@@ -175,6 +175,10 @@ func (p *parser) rwName(e *emitter, i, lo, hi int, clause *rctx) (int, error) {
 		if j, ok, err := p.rwDistinct(e, i, lo, hi); ok || err != nil {
 			return j, err
 		}
+	case "similar", "not":
+		if j, ok, err := p.rwSimilar(e, i, lo, hi); ok || err != nil {
+			return j, err
+		}
 	case "full":
 		if j, ok, err := p.rwFullJoin(e, i, hi); ok || err != nil {
 			return j, err
@@ -213,7 +217,7 @@ func (p *parser) rwName(e *emitter, i, lo, hi int, clause *rctx) (int, error) {
 }
 
 // specialFuncs have their own argument syntax (rwSpecial).
-var specialFuncs = map[string]bool{"cast": true, "extract": true, "substring": true, "substr": true}
+var specialFuncs = map[string]bool{"cast": true, "try_cast": true, "extract": true, "substring": true, "substr": true}
 
 func (p *parser) addCatalog(c string) {
 	for _, x := range p.st.Catalog {
@@ -372,7 +376,7 @@ func (p *parser) rwCallBody(e *emitter, i, open, argEnd, close int) error {
 	t := p.toks[i]
 	lw := strings.ToLower(t.text)
 	switch lw {
-	case "cast", "extract", "substring", "substr":
+	case "cast", "try_cast", "extract", "substring", "substr":
 		return p.rwSpecial(e, lw, open, close)
 	case "position":
 		if at := p.lastWordAt(open, close, "IN"); at > open {

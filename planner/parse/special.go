@@ -28,7 +28,7 @@ func (p *parser) lastWordAt(open, close int, word string) int {
 func (p *parser) rwSpecial(e *emitter, fn string, open, close int) error {
 	pos := p.toks[open].pos
 	switch fn {
-	case "cast":
+	case "cast", "try_cast":
 		at := p.lastWordAt(open, close, "AS")
 		if at < 0 {
 			return p.errAt(catalog.ErrInvalid, open, "CAST without AS <type>")
@@ -40,7 +40,7 @@ func (p *parser) rwSpecial(e *emitter, fn string, open, close int) error {
 		if p.lastSig(open+1, at) <= open {
 			return p.errAt(catalog.ErrInvalid, open, "CAST without an expression")
 		}
-		e.add(pos, "paimon_cast(")
+		e.add(pos, "paimon_"+fn+"(")
 		if err := p.rw(e, open+1, at, ctxNone); err != nil {
 			return err
 		}
@@ -417,4 +417,42 @@ func (p *parser) rwTrim(e *emitter, open, close, at int) error {
 	}
 	e.add(p.toks[close].pos, ")")
 	return nil
+}
+
+// rwSimilar rewrites x [NOT] SIMILAR TO p as [not] regexp_full_match(x, p)
+// (DuckDB: the pattern is a regular expression that must match the whole
+// string). i is the SIMILAR token, or the NOT before it.
+func (p *parser) rwSimilar(e *emitter, i, lo, hi int) (int, bool, error) {
+	sim := i
+	neg := p.word(i, hi, "NOT")
+	if neg {
+		sim = p.nextIn(i+1, hi)
+	}
+	if !p.word(sim, hi, "SIMILAR") {
+		return 0, false, nil
+	}
+	to := p.nextIn(sim+1, hi)
+	if !p.word(to, hi, "TO") {
+		return 0, false, p.errAt(catalog.ErrInvalid, to, "expected SIMILAR TO")
+	}
+	s := p.operandStart(i, lo)
+	r := p.nextIn(to+1, hi)
+	end := p.operandEnd(r, hi)
+	if s < 0 || end < 0 {
+		return 0, false, p.errAt(catalog.ErrUnsupported, sim, "SIMILAR TO with an operand this front end cannot delimit (parenthesise both operands)")
+	}
+	if k := p.nextIn(end, hi); p.word(k, hi, "ESCAPE") {
+		return 0, false, p.errAt(catalog.ErrUnsupported, k, "SIMILAR TO ... ESCAPE is not supported")
+	}
+	open := "regexp_full_match("
+	if neg {
+		open = "not " + open
+	}
+	e.wrapFrom(int(p.chunkOf[s]), open)
+	e.add(p.toks[sim].pos, ", ")
+	if err := p.rw(e, r, end, ctxNone); err != nil {
+		return 0, false, err
+	}
+	e.add(p.toks[sim].pos, ")")
+	return end, true, nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
 )
@@ -16,6 +17,8 @@ type Cast struct {
 	E        Expr
 	To       arrow.DataType
 	Implicit bool
+	// Try is TRY_CAST: a value that does not convert is NULL, not an error.
+	Try bool
 }
 
 // NewCast is SQL CAST(e AS to) with DuckDB semantics: strings parse
@@ -37,7 +40,7 @@ func NewCast(e Expr, to arrow.DataType) (Expr, error) {
 }
 
 func (c *Cast) Type() arrow.DataType { return c.To }
-func (c *Cast) Nullable() bool       { return c.E.Nullable() }
+func (c *Cast) Nullable() bool       { return c.Try || c.E.Nullable() }
 func (c *Cast) Children() []Expr     { return []Expr{c.E} }
 func (c *Cast) WithChildren(ch []Expr) Expr {
 	cp := *c
@@ -48,6 +51,9 @@ func (c *Cast) String() string {
 	if c.Implicit {
 		return c.E.String()
 	}
+	if c.Try {
+		return "TRY_CAST(" + c.E.String() + " AS " + TypeName(c.To) + ")"
+	}
 	return "CAST(" + c.E.String() + " AS " + TypeName(c.To) + ")"
 }
 
@@ -57,7 +63,38 @@ func (c *Cast) Eval(ctx *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 		return nil, err
 	}
 	defer a.Release()
-	return CastArray(ctx.Mem, a, c.To)
+	out, err := CastArray(ctx.Mem, a, c.To)
+	if err != nil && c.Try {
+		return tryCastRows(ctx.Mem, a, c.To)
+	}
+	return out, err
+}
+
+// tryCastRows casts row by row, with NULL where a row does not convert
+// (TRY_CAST after the whole array failed).
+func tryCastRows(mem memory.Allocator, a arrow.Array, to arrow.DataType) (arrow.Array, error) {
+	parts := make([]arrow.Array, 0, a.Len())
+	defer func() {
+		for _, p := range parts {
+			p.Release()
+		}
+	}()
+	for i := 0; i < a.Len(); i++ {
+		row := array.NewSlice(a, int64(i), int64(i+1))
+		r, err := CastArray(mem, row, to)
+		row.Release()
+		if err != nil || r == nil || r.Len() != 1 {
+			if r != nil {
+				r.Release()
+			}
+			r = array.MakeArrayOfNull(mem, to, 1)
+		}
+		parts = append(parts, r)
+	}
+	if len(parts) == 0 {
+		return array.MakeArrayOfNull(mem, to, 0), nil
+	}
+	return array.Concatenate(parts, mem)
 }
 
 // castSupported reports whether CastArray handles from → to.
