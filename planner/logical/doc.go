@@ -14,4 +14,10 @@
 //     into joins (semi, anti, mark, left) as it binds.
 //   - Rules never change results: a filter is removed only when a node
 //     below applies it exactly.
+//   - Every expression an Aggregate evaluates (groups, Args, Filter and
+//     OrderBy keys of its AggExprs) indexes its input; rules that remap
+//     or rewrite columns (prune, fold) cover all four.
+//   - The front end's select-list markers (paimon_qualify,
+//     paimon_distinct_on, paimon_star_mod) never reach the plan: the
+//     binder removes them before binding the select list.
 package logical
