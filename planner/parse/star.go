@@ -44,6 +44,9 @@ func (p *parser) starMods(e *emitter, star, hi int) (int, bool, error) {
 		}
 		first = false
 		o := p.nextIn(k+1, hi)
+		if o >= hi {
+			return 0, false, p.errAt(catalog.ErrInvalid, o, "expected a column list after %s", kw)
+		}
 		lo, end, after := o, o+1, o+1 // a single name without parentheses
 		if p.punct(o, hi, "(") {
 			lo, end = o+1, int(p.match[o])
