@@ -73,7 +73,7 @@ func (a *aggCtx) aggOrderKeys(b *binder, ag *exec.AggExpr, name string, ob sqlpa
 	if ag.Distinct && fn != "FIRST" && fn != "LAST" {
 		for _, k := range keys {
 			found := false
-			for _, v := range ag.Args[:1] {
+			for _, v := range ag.Args[:min(1, len(ag.Args))] {
 				found = found || v.String() == k.Expr.String()
 			}
 			if !found {

@@ -549,6 +549,10 @@ func displayName(e sqlparser.Expr) string {
 			buf.WriteString("$" + string(v.Val[2:]))
 			return
 		}
+		if f, ok := node.(*sqlparser.FuncExpr); ok && f.Name.Lowered() == markAggOrder && len(f.Exprs) == 2 {
+			buf.Myprintf("%v", f.Exprs[0]) // agg(x ORDER BY k) is named agg(x)
+			return
+		}
 		node.Format(buf)
 	})
 	buf.Myprintf("%v", node)
