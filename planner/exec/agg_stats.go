@@ -61,6 +61,19 @@ func (m *moments) result(fn string) (float64, bool) {
 	switch fn {
 	case "REGR_COUNT":
 		return n, true
+	case "VAR_POP", "STDDEV_POP", "VAR_SAMP", "STDDEV_SAMP": // univariate (x = y)
+		d := n
+		if fn == "VAR_SAMP" || fn == "STDDEV_SAMP" {
+			d = n - 1
+		}
+		if d < 1 {
+			return 0, false
+		}
+		v := max(m.m2x/d, 0)
+		if fn == "STDDEV_POP" || fn == "STDDEV_SAMP" {
+			v = math.Sqrt(v)
+		}
+		return v, true
 	case "COVAR_SAMP":
 		if m.n < 2 {
 			return 0, false
