@@ -43,3 +43,43 @@ func TestStatAggregates(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowFrameSQL runs RANGE offset, GROUPS and EXCLUDE frames and the
+// window variants of the new aggregates through the SQL front end.
+func TestWindowFrameSQL(t *testing.T) {
+	e, _ := newTestEngine(t, testutil.CheckedAllocator(t))
+	cases := []struct{ sql, want string }{
+		{"SELECT id, SUM(qty) OVER (ORDER BY qty RANGE BETWEEN 5 PRECEDING AND 2 FOLLOWING) FROM orders ORDER BY id",
+			"1|35; 2|20; 3|NULL; 4|6; 5|23; 6|1; 7|30; 8|30"},
+		{"SELECT id, COUNT(*) OVER (ORDER BY qty DESC NULLS FIRST RANGE BETWEEN 5 PRECEDING AND 5 FOLLOWING) FROM orders ORDER BY id",
+			"1|4; 2|1; 3|1; 4|4; 5|4; 6|2; 7|1; 8|3"},
+		{"SELECT id, COUNT(*) OVER (ORDER BY amount RANGE BETWEEN 0.5 PRECEDING AND CURRENT ROW) FROM orders ORDER BY id",
+			"1|2; 2|1; 3|1; 4|2; 5|1; 6|2; 7|1; 8|1"},
+		{"SELECT id, COUNT(*) OVER (ORDER BY price RANGE BETWEEN 0.25 PRECEDING AND 0.25 FOLLOWING) FROM orders ORDER BY id",
+			"1|3; 2|2; 3|1; 4|1; 5|3; 6|1; 7|2; 8|3"},
+		{"SELECT id, COUNT(*) OVER (ORDER BY dt RANGE BETWEEN INTERVAL 10 DAY PRECEDING AND CURRENT ROW) FROM orders ORDER BY id",
+			"1|1; 2|2; 3|1; 4|1; 5|2; 6|1; 7|2; 8|3"},
+		{"SELECT id, COUNT(*) OVER (ORDER BY ts RANGE BETWEEN INTERVAL '1 month' PRECEDING AND INTERVAL '1 day' FOLLOWING) FROM orders ORDER BY id",
+			"1|2; 2|2; 3|1; 4|2; 5|2; 6|4; 7|5; 8|5"},
+		{"SELECT id, SUM(qty) OVER (ORDER BY name GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM orders ORDER BY id",
+			"1|31; 2|80; 3|5; 4|55; 5|31; 6|1; 7|80; 8|31"},
+		{"SELECT id, SUM(qty) OVER (ORDER BY name ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE GROUP) FROM orders ORDER BY id",
+			"1|56; 2|36; 3|86; 4|81; 5|56; 6|85; 7|36; 8|56"},
+		{"SELECT id, MIN(qty) OVER (ORDER BY id ROWS BETWEEN CURRENT ROW AND 2 FOLLOWING EXCLUDE CURRENT ROW) FROM orders ORDER BY id",
+			"1|20; 2|5; 3|5; 4|1; 5|1; 6|12; 7|12; 8|NULL"},
+		{"SELECT id, COUNT(*) OVER (ORDER BY name RANGE BETWEEN CURRENT ROW AND CURRENT ROW EXCLUDE TIES), FIRST_VALUE(id) OVER (ORDER BY name ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE TIES) FROM orders ORDER BY id",
+			"1|1|6; 2|1|6; 3|1|6; 4|1|6; 5|1|6; 6|1|6; 7|1|6; 8|1|6"},
+		{"SELECT id, ROUND(STDDEV_SAMP(qty) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING), 6), MODE(name) OVER (), ARG_MAX(id, qty) OVER (PARTITION BY name) FROM orders ORDER BY id",
+			"1|7.071068|apple|8; 2|7.071068|apple|7; 3|10.606602|apple|NULL; 4|2.12132|apple|4; 5|3.511885|apple|8; 6|15.132746|apple|6; 7|14.640128|apple|7; 8|12.727922|apple|8"},
+	}
+	for _, c := range cases {
+		got, err := tryQuery(t, e, c.sql)
+		if err != nil {
+			t.Errorf("%s: %v", c.sql, err)
+			continue
+		}
+		if g := strings.Join(got, "; "); g != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.sql, g, c.want)
+		}
+	}
+}

@@ -154,7 +154,22 @@ func (b *binder) frame(f *parse.Frame) (*exec.Frame, error) {
 		case parse.UnboundedFollowing:
 			out.Kind = exec.UnboundedFollowing
 		}
-		if fb.Offset != nil {
+		if fb.Offset != nil && !f.Rows && !f.Groups {
+			// RANGE: a constant of the ORDER BY key's kind (number or
+			// INTERVAL), checked against the key by the Window operator.
+			x, err := b.expr(&exprCtx{sc: &scope{}, what: "a RANGE frame offset"}, fb.Offset)
+			if err != nil {
+				return out, err
+			}
+			if x, err = vec.Fold(x); err != nil {
+				return out, err
+			}
+			l, ok := x.(*vec.Literal)
+			if !ok {
+				return out, unsupportedf("RANGE frame offset %s is not a constant", sqlparser.String(fb.Offset))
+			}
+			out.Value = l.Value
+		} else if fb.Offset != nil {
 			n, err := b.constInt(fb.Offset, "a window frame offset")
 			if err != nil {
 				return out, err
@@ -171,7 +186,7 @@ func (b *binder) frame(f *parse.Frame) (*exec.Frame, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &exec.Frame{Rows: f.Rows, Start: s, End: e}, nil
+	return &exec.Frame{Rows: f.Rows, Groups: f.Groups, Start: s, End: e, Exclude: int(f.Exclude)}, nil
 }
 
 // build stacks Window nodes (one per distinct PARTITION BY/ORDER BY) on n
