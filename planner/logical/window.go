@@ -91,6 +91,14 @@ func (w *winCtx) add(b *binder, ec *exprCtx, x *sqlparser.FuncExpr) (vec.Expr, e
 	if fn == "COUNT" && len(args) == 0 {
 		fn = "COUNT_STAR"
 	}
+	if !isWin {
+		// MEDIAN/QUANTILE: the same typing as the GROUP BY aggregate.
+		ag := exec.AggExpr{Func: fn, Args: args}
+		if err := quantileArgs(&ag); err != nil {
+			return nil, err
+		}
+		fn, args = ag.Func, ag.Args
+	}
 	if (fn == "LAG" || fn == "LEAD") && len(args) == 3 && args[2].Type().ID() != arrow.NULL && !arrow.TypeEqual(args[2].Type(), args[0].Type()) {
 		// The default takes the argument's type (DuckDB): LAG(price, 1, 0).
 		d, err := vec.ImplicitCast(args[2], args[0].Type())
