@@ -83,3 +83,25 @@ func TestWindowFrameSQL(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowFrameErrors: frames the engine refuses name what is wrong.
+func TestWindowFrameErrors(t *testing.T) {
+	e, _ := newTestEngine(t, testutil.CheckedAllocator(t))
+	for _, c := range []struct{ sql, want string }{
+		{"SELECT SUM(qty) OVER (ORDER BY qty, id RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM orders", "exactly one ORDER BY column"},
+		{"SELECT SUM(qty) OVER (RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM orders", "exactly one ORDER BY column"},
+		{"SELECT SUM(qty) OVER (ORDER BY qty RANGE BETWEEN 1.5 PRECEDING AND CURRENT ROW) FROM orders", "not an integer"},
+		{"SELECT SUM(qty) OVER (ORDER BY qty RANGE BETWEEN INTERVAL 1 DAY PRECEDING AND CURRENT ROW) FROM orders", "a number is needed"},
+		{"SELECT SUM(qty) OVER (ORDER BY dt RANGE BETWEEN 3 PRECEDING AND CURRENT ROW) FROM orders", "an INTERVAL is needed"},
+		{"SELECT SUM(qty) OVER (ORDER BY name RANGE BETWEEN 3 PRECEDING AND CURRENT ROW) FROM orders", "over ORDER BY values of type"},
+		{"SELECT SUM(qty) OVER (ORDER BY amount RANGE BETWEEN 0.125 PRECEDING AND CURRENT ROW) FROM orders", "more decimals"},
+		{"SELECT SUM(qty) OVER (ORDER BY qty RANGE BETWEEN -1 PRECEDING AND CURRENT ROW) FROM orders", "negative"},
+		{"SELECT SUM(qty) OVER (ORDER BY qty GROUPS BETWEEN -1 PRECEDING AND CURRENT ROW) FROM orders", "non-negative"},
+		{"SELECT SUM(qty) OVER (ORDER BY qty ROWS BETWEEN 1 PRECEDING AND CURRENT ROW EXCLUDE OTHERS) FROM orders", "after EXCLUDE"},
+	} {
+		_, err := tryQuery(t, e, c.sql)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.sql, err, c.want)
+		}
+	}
+}
