@@ -71,7 +71,9 @@ func TestWindowFrameSQL(t *testing.T) {
 			"1|1|6; 2|1|6; 3|1|6; 4|1|6; 5|1|6; 6|1|6; 7|1|6; 8|1|6"},
 		{"SELECT id, ROUND(STDDEV_SAMP(qty) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING), 6), MODE(name) OVER (), ARG_MAX(id, qty) OVER (PARTITION BY name) FROM orders ORDER BY id",
 			"1|7.071068|apple|8; 2|7.071068|apple|7; 3|10.606602|apple|NULL; 4|2.12132|apple|4; 5|3.511885|apple|8; 6|15.132746|apple|6; 7|14.640128|apple|7; 8|12.727922|apple|8"},
-	}
+		{"SELECT id, COUNT(DISTINCT name) OVER (), COUNT(DISTINCT name) OVER (ORDER BY id), SUM(DISTINCT price) OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM orders ORDER BY id",
+			"1|4|1|1.5; 2|4|2|1.75; 3|4|2|1.75; 4|4|3|3.25; 5|4|3|4.75; 6|4|4|14.25; 7|4|4|11.55; 8|4|4|11.3"},
+}
 	for _, c := range cases {
 		got, err := tryQuery(t, e, c.sql)
 		if err != nil {
@@ -98,6 +100,7 @@ func TestWindowFrameErrors(t *testing.T) {
 		{"SELECT SUM(qty) OVER (ORDER BY qty RANGE BETWEEN -1 PRECEDING AND CURRENT ROW) FROM orders", "negative"},
 		{"SELECT SUM(qty) OVER (ORDER BY qty GROUPS BETWEEN -1 PRECEDING AND CURRENT ROW) FROM orders", "non-negative"},
 		{"SELECT SUM(qty) OVER (ORDER BY qty ROWS BETWEEN 1 PRECEDING AND CURRENT ROW EXCLUDE OTHERS) FROM orders", "after EXCLUDE"},
+		{"SELECT RANK(DISTINCT id) OVER (ORDER BY qty) FROM orders", "DISTINCT is only allowed in aggregate"},
 	} {
 		_, err := tryQuery(t, e, c.sql)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -54,6 +54,9 @@ type WindowFunc struct {
 	Args  []vec.Expr // over the input schema
 	Frame *Frame     // nil: RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW (the whole partition without ORDER BY)
 	Name  string
+	// Distinct aggregates the distinct argument values of each frame
+	// (aggregates only; evaluated by the generic path).
+	Distinct bool
 }
 
 // Window computes Funcs over the rows of each PartitionBy group ordered by
@@ -151,7 +154,11 @@ func (w *Window) Explain() string {
 		for k, a := range f.Args {
 			args[k] = a.String()
 		}
-		fmt.Fprintf(&sb, " %s(%s) OVER (", strings.ToUpper(f.Func), strings.Join(args, ", "))
+		d := ""
+		if f.Distinct {
+			d = "DISTINCT "
+		}
+		fmt.Fprintf(&sb, " %s(%s%s) OVER (", strings.ToUpper(f.Func), d, strings.Join(args, ", "))
 		var parts []string
 		if len(w.PartitionBy) > 0 {
 			ps := make([]string, len(w.PartitionBy))

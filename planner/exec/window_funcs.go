@@ -120,6 +120,9 @@ func WindowResultType(fn string, args []arrow.DataType) (arrow.DataType, error) 
 	return nil, winInvalidf("unknown window function %s", fn)
 }
 
+var windowOnlyFuncs = map[string]bool{"ROW_NUMBER": true, "RANK": true, "DENSE_RANK": true, "PERCENT_RANK": true,
+	"CUME_DIST": true, "NTILE": true, "LAG": true, "LEAD": true, "FIRST_VALUE": true, "LAST_VALUE": true, "NTH_VALUE": true}
+
 func checkWindowArgs(f WindowFunc) error {
 	for i, a := range f.Args {
 		if a == nil {
@@ -244,6 +247,12 @@ func evalWindowFunc(tc *TaskCtx, wd *winData, f WindowFunc, args []arrow.Array, 
 			}
 		}
 		return nil
+	}
+	if f.Distinct && name != "MIN" && name != "MAX" {
+		if _, isWin := windowOnlyFuncs[name]; isWin {
+			return nil, winInvalidf("DISTINCT is only allowed in aggregate window functions, not %s", name)
+		}
+		return evalGenericAgg(tc, wd, f, fm, args, parts)
 	}
 	switch name {
 	case "ROW_NUMBER", "RANK", "DENSE_RANK", "NTILE":

@@ -19,7 +19,7 @@ import (
 var genericWindowWork int64 = 1 << 25
 
 func evalGenericAgg(tc *TaskCtx, wd *winData, f WindowFunc, fm *frameSet, args []arrow.Array, parts func(func(ps, pe int) error) error) (arrow.Array, error) {
-	sp, err := resolveAgg(&AggExpr{Func: f.Func, Args: f.Args})
+	sp, err := resolveAgg(&AggExpr{Func: f.Func, Args: f.Args, Distinct: f.Distinct})
 	if err != nil {
 		return nil, err
 	}

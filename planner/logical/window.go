@@ -70,8 +70,8 @@ func (w *winCtx) add(b *binder, ec *exprCtx, x *sqlparser.FuncExpr) (vec.Expr, e
 			return nil, invalidf("%s is not a window or aggregate function", strings.ToUpper(name))
 		}
 	}
-	if f.Distinct {
-		return nil, unsupportedf("DISTINCT in window function %s", strings.ToUpper(name))
+	if f.Distinct && isWin {
+		return nil, invalidf("DISTINCT is only allowed in aggregate window functions, not %s", strings.ToUpper(name))
 	}
 	var args []vec.Expr
 	for _, se := range f.Exprs {
@@ -107,7 +107,7 @@ func (w *winCtx) add(b *binder, ec *exprCtx, x *sqlparser.FuncExpr) (vec.Expr, e
 		}
 		args[2] = d
 	}
-	e := winEntry{fn: exec.WindowFunc{Func: fn, Args: args}}
+	e := winEntry{fn: exec.WindowFunc{Func: fn, Args: args, Distinct: f.Distinct}}
 	inner.what = "PARTITION BY"
 	var keyParts []string
 	for _, p := range spec.PartitionBy {
