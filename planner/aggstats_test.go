@@ -73,7 +73,7 @@ func TestWindowFrameSQL(t *testing.T) {
 			"1|7.071068|apple|8; 2|7.071068|apple|7; 3|10.606602|apple|NULL; 4|2.12132|apple|4; 5|3.511885|apple|8; 6|15.132746|apple|6; 7|14.640128|apple|7; 8|12.727922|apple|8"},
 		{"SELECT id, COUNT(DISTINCT name) OVER (), COUNT(DISTINCT name) OVER (ORDER BY id), SUM(DISTINCT price) OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM orders ORDER BY id",
 			"1|4|1|1.5; 2|4|2|1.75; 3|4|2|1.75; 4|4|3|3.25; 5|4|3|4.75; 6|4|4|14.25; 7|4|4|11.55; 8|4|4|11.3"},
-}
+	}
 	for _, c := range cases {
 		got, err := tryQuery(t, e, c.sql)
 		if err != nil {
