@@ -33,6 +33,9 @@ func evalGenericAgg(tc *TaskCtx, wd *winData, f WindowFunc, fm *frameSet, args [
 	if isMomentsAgg(sp.fn) && !sp.distinct {
 		return evalMomentsWindow(tc, wd, sp.fn, fm, args[0], args[1], parts)
 	}
+	if sp.fn == "COUNT" && sp.distinct && fm.kind == 1 {
+		return evalRunningDistinctCount(tc, wd, fm, args, parts)
+	}
 	acc, err := sp.newAcc(tc.Mem)
 	if err != nil {
 		return nil, err
@@ -182,4 +185,60 @@ func evalMomentsWindow(tc *TaskCtx, wd *winData, fn string, fm *frameSet, y, x a
 		return aggFixedArray(tc.Mem, arrow.PrimitiveTypes.Int64, cnt, nil), nil
 	}
 	return aggFixedArray(tc.Mem, arrow.PrimitiveTypes.Float64, out, has), nil
+}
+
+// evalRunningDistinctCount is COUNT(DISTINCT ...) over frames that start at
+// the partition start (running counts, whole partitions): one pass over
+// the sorted rows marks each (partition, value) first occurrence in a
+// KeyTable, and a frame's count is the number of first occurrences before
+// its end (O(n)). Rows with a NULL argument do not count.
+func evalRunningDistinctCount(tc *TaskCtx, wd *winData, fm *frameSet, args []arrow.Array, parts func(func(ps, pe int) error) error) (arrow.Array, error) {
+	n := wd.n
+	part := make([]int32, n)
+	for k := 0; k+1 < len(wd.parts); k++ {
+		for i := wd.parts[k]; i < wd.parts[k+1]; i++ {
+			part[i] = int32(k)
+		}
+	}
+	for i := range part {
+		for _, a := range args {
+			if a.IsNull(i) {
+				part[i] = -1
+			}
+		}
+	}
+	pc := aggGidColumn(tc.Mem, n, func(i int) int32 { return part[i] })
+	defer pc.Release()
+	types := []arrow.DataType{arrow.PrimitiveTypes.Int32}
+	for _, a := range args {
+		types = append(types, a.DataType())
+	}
+	kt := NewKeyTable(types)
+	ids := make([]int32, n)
+	if err := kt.Insert(append([]arrow.Array{pc}, args...), ids); err != nil {
+		return nil, err
+	}
+	seen := make([]bool, kt.Len())
+	vals := make([]int64, n)
+	cnt := make([]int64, 0, 1024)
+	err := parts(func(ps, pe int) error {
+		cnt = append(cnt[:0], 0)
+		for j := ps; j < pe; j++ {
+			c := cnt[len(cnt)-1]
+			if part[j] >= 0 && !seen[ids[j]] {
+				seen[ids[j]] = true
+				c++
+			}
+			cnt = append(cnt, c)
+		}
+		for i := ps; i < pe; i++ {
+			_, fe := fm.at(i)
+			vals[i] = cnt[fe-ps]
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return buildInt64(tc.Mem, vals, nil), nil
 }

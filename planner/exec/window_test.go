@@ -442,6 +442,22 @@ func (w *wtRef) eval(fn string, f *Frame, i int, a1, a2 int64) any {
 			c += (p[0] - my) * (p[1] - mx)
 		}
 		return c / float64(len(ps))
+	case "COUNT_DISTINCT", "SUM_DISTINCT":
+		set := map[int64]bool{}
+		sum := int64(0)
+		for _, v := range vs {
+			if !set[v] {
+				set[v] = true
+				sum += v
+			}
+		}
+		if fn == "COUNT_DISTINCT" {
+			return int64(len(set))
+		}
+		if len(set) == 0 {
+			return nil
+		}
+		return sum
 	case "BIT_OR":
 		if len(vs) == 0 {
 			return nil
@@ -509,6 +525,8 @@ type wtCase struct {
 	frame *Frame
 	a1    int64 // constant argument for the reference
 	a2    int64 // LAG default (MinInt64 = none)
+	// distinct: the aggregate of the frame's distinct values
+	distinct bool
 }
 
 func wtCases() []wtCase {
@@ -598,6 +616,8 @@ func wtCases() []wtCase {
 				wtCase{fn: "VAR_SAMP", call: "VAR_SAMP", args: []vec.Expr{v}, frame: f},
 				wtCase{fn: "COVAR_POP", call: "COVAR_POP", args: []vec.Expr{v, x}, frame: f},
 				wtCase{fn: "BIT_OR", call: "BIT_OR", args: []vec.Expr{v}, frame: f},
+				wtCase{fn: "COUNT_DISTINCT", call: "COUNT", args: []vec.Expr{v}, frame: f, distinct: true},
+				wtCase{fn: "SUM_DISTINCT", call: "SUM", args: []vec.Expr{v}, frame: f, distinct: true},
 				wtCase{fn: "MEDIANX", call: "QUANTILE_CONT", args: []vec.Expr{x, vec.NewLiteral(scalar.NewFloat64Scalar(0.5))}, frame: f},
 			)
 		}
@@ -627,7 +647,7 @@ func TestWindowAgainstReference(t *testing.T) {
 			}
 			funcs := make([]WindowFunc, len(cases))
 			for i, c := range cases {
-				funcs[i] = WindowFunc{Func: c.call, Args: c.args, Frame: c.frame, Name: fmt.Sprintf("f%d", i)}
+				funcs[i] = WindowFunc{Func: c.call, Args: c.args, Frame: c.frame, Name: fmt.Sprintf("f%d", i), Distinct: c.distinct}
 			}
 			w := &Window{Input: src, Funcs: funcs}
 			if shape.parted {
