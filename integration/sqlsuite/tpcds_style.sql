@@ -68,11 +68,9 @@ SELECT * FROM (SELECT c_nationkey, c_custkey, ROW_NUMBER() OVER (PARTITION BY c_
 SELECT o_custkey, o_orderkey, o_totalprice / SUM(o_totalprice) OVER (PARTITION BY o_custkey) AS share
 FROM orders WHERE o_custkey < 40;
 
--- known: RANGE frames with INTERVAL offsets are refused
 SELECT o_orderkey, SUM(o_totalprice) OVER (ORDER BY o_orderdate RANGE BETWEEN INTERVAL 30 DAY PRECEDING AND CURRENT ROW) AS s
 FROM orders WHERE o_custkey < 40;
 
--- known: RANGE frames with offsets are ErrUnsupported
 SELECT o_orderkey, COUNT(*) OVER (ORDER BY o_custkey RANGE BETWEEN 5 PRECEDING AND 5 FOLLOWING) AS c FROM orders WHERE o_custkey < 40;
 
 -- CTEs used several times
@@ -143,13 +141,14 @@ SELECT BOOL_AND(l_quantity > 0) AS a, BOOL_OR(l_quantity > 49) AS o FROM lineite
 -- ordered
 SELECT n_regionkey, STRING_AGG(n_name, ',' ORDER BY n_name) AS names FROM nation GROUP BY n_regionkey ORDER BY n_regionkey;
 SELECT COUNT(DISTINCT l_suppkey) AS s, COUNT(DISTINCT l_partkey) AS p FROM lineitem;
--- known: CORR/COVAR_POP are not implemented
 SELECT CORR(l_quantity, l_extendedprice) AS c, COVAR_POP(l_quantity, l_discount) AS cp FROM lineitem;
--- known: MODE is not implemented
 SELECT MODE(l_quantity) AS m FROM lineitem WHERE l_orderkey < 100;
--- known: ARG_MAX/ARG_MIN are not implemented
 SELECT ARG_MAX(o_orderkey, o_totalprice) AS k, ARG_MIN(o_orderkey, o_totalprice) AS kmin FROM orders;
 SELECT COUNT(*) FILTER (WHERE l_returnflag = 'R') AS r, SUM(l_quantity) FILTER (WHERE l_linestatus = 'O') AS o FROM lineitem;
+SELECT REGR_SLOPE(l_extendedprice, l_quantity) AS sl, REGR_INTERCEPT(l_extendedprice, l_quantity) AS ic, COVAR_SAMP(l_quantity, l_discount) AS cs, REGR_R2(l_extendedprice, l_quantity) AS r2 FROM lineitem;
+SELECT l_returnflag, ARG_MIN(l_orderkey * 10 + l_linenumber, l_extendedprice * 100000 + l_orderkey) AS k, STDDEV_POP(l_extendedprice) AS sd FROM lineitem GROUP BY l_returnflag;
+SELECT l_orderkey, l_linenumber, AVG(l_extendedprice) OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice RANGE BETWEEN 1000 PRECEDING AND 1000 FOLLOWING) AS a FROM lineitem WHERE l_suppkey < 5;
+SELECT o_orderkey, COUNT(*) OVER (PARTITION BY o_orderpriority ORDER BY o_orderdate GROUPS BETWEEN 3 PRECEDING AND 3 FOLLOWING EXCLUDE TIES) AS c FROM orders WHERE o_custkey < 100;
 
 -- misc query shapes
 -- ordered

@@ -200,6 +200,9 @@ func resolveAgg(a *AggExpr) (aggSpec, error) {
 	switch sp.fn {
 	case "MIN", "MAX", "ANY_VALUE", "BOOL_AND", "BOOL_OR":
 		sp.distinct = false // the same result
+	case "APPROX_COUNT_DISTINCT":
+		// Computed exactly: an exact count is a valid approximation.
+		sp.fn, sp.distinct = "COUNT", true
 	case "COUNT_STAR":
 		if sp.distinct {
 			return sp, fmt.Errorf("exec: %s: COUNT(DISTINCT *)", sp.name)
@@ -308,6 +311,17 @@ func (sp *aggSpec) newAcc(mem memory.Allocator) (aggAcc, error) {
 			return &aggStrAgg{dt: sp.out, sep: sp.sep}, nil
 		case "QUANTILE_CONT", "QUANTILE_DISC":
 			return &aggQuantile{q: sp.q, disc: sp.fn == "QUANTILE_DISC"}, nil
+		case "PRODUCT", "GEOMEAN":
+			return &aggProduct{geo: sp.fn == "GEOMEAN"}, nil
+		case "BIT_AND", "BIT_OR", "BIT_XOR":
+			return &aggBits{fn: sp.fn, dt: sp.out}, nil
+		case "ARG_MAX", "ARG_MIN":
+			return newAggArg(mem, sp.fn == "ARG_MAX", sp.types[0], sp.types[1])
+		case "MODE":
+			return newAggMode(mem, t), nil
+		}
+		if isMomentsAgg(sp.fn) {
+			return &aggCovar{fn: sp.fn}, nil
 		}
 		return nil, fmt.Errorf("exec: unknown aggregate %s", sp.fn)
 	}

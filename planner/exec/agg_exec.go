@@ -595,9 +595,11 @@ func (s *aggStream) finish(parts []*aggPartial) error {
 func (h *HashAggregate) orderSensitive() bool {
 	for _, a := range h.Aggs {
 		switch aggCanon(a.Func, len(a.Args)) {
-		case "STRING_AGG", "ANY_VALUE":
+		case "STRING_AGG", "ANY_VALUE", "ARG_MAX", "ARG_MIN", "MODE":
 			return true
-		case "SUM", "AVG", "STDDEV_SAMP", "STDDEV_POP", "VAR_SAMP", "VAR_POP":
+		case "SUM", "AVG", "STDDEV_SAMP", "STDDEV_POP", "VAR_SAMP", "VAR_POP", "PRODUCT", "GEOMEAN",
+			"CORR", "COVAR_POP", "COVAR_SAMP", "REGR_SLOPE", "REGR_INTERCEPT", "REGR_R2",
+			"REGR_AVGX", "REGR_AVGY", "REGR_SXX", "REGR_SYY", "REGR_SXY":
 			for _, e := range a.Args {
 				if id := e.Type().ID(); id == arrow.FLOAT32 || id == arrow.FLOAT64 || id == arrow.FLOAT16 {
 					return true

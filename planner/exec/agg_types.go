@@ -15,10 +15,14 @@ import (
 type AggExpr struct {
 	// Func is one of COUNT, COUNT_STAR, SUM, AVG, MIN, MAX, BOOL_AND,
 	// BOOL_OR, ANY_VALUE, STDDEV_SAMP (STDDEV), STDDEV_POP, VAR_SAMP
-	// (VARIANCE), VAR_POP, STRING_AGG (case-insensitive). COUNT without
-	// arguments is COUNT_STAR. COUNT_ROW counts the row value (a, b, ...),
-	// which is never NULL (COUNT(DISTINCT (a, b)) counts tuples with NULL
-	// fields too, as DuckDB).
+	// (VARIANCE), VAR_POP, STRING_AGG, QUANTILE_CONT, QUANTILE_DISC, CORR,
+	// COVAR_POP, COVAR_SAMP, REGR_SLOPE, REGR_INTERCEPT, REGR_COUNT,
+	// REGR_R2, REGR_AVGX, REGR_AVGY, REGR_SXX, REGR_SYY, REGR_SXY, ARG_MAX
+	// (MAX_BY), ARG_MIN (MIN_BY), MODE, BIT_AND, BIT_OR, BIT_XOR, PRODUCT,
+	// GEOMEAN (GEOMETRIC_MEAN), APPROX_COUNT_DISTINCT (computed exactly)
+	// (case-insensitive). COUNT without arguments is COUNT_STAR. COUNT_ROW
+	// counts the row value (a, b, ...), which is never NULL
+	// (COUNT(DISTINCT (a, b)) counts tuples with NULL fields too, as DuckDB).
 	Func string
 	// Args are over the input schema; none for COUNT_STAR; STRING_AGG takes
 	// the value and optionally a constant separator (default ",").
@@ -59,6 +63,14 @@ func aggCanon(fn string, nargs int) string {
 		return "STRING_AGG"
 	case "ARBITRARY", "FIRST":
 		return "ANY_VALUE"
+	case "MAX_BY", "ARGMAX":
+		return "ARG_MAX"
+	case "MIN_BY", "ARGMIN":
+		return "ARG_MIN"
+	case "GEOMETRIC_MEAN":
+		return "GEOMEAN"
+	case "COVAR":
+		return "COVAR_SAMP"
 	}
 	return f
 }
@@ -135,6 +147,59 @@ func AggResultType(fn string, args []arrow.DataType) (arrow.DataType, bool, erro
 			return arrow.FixedWidthTypes.Boolean, true, nil
 		}
 		return bad()
+	case "CORR", "COVAR_POP", "COVAR_SAMP", "REGR_SLOPE", "REGR_INTERCEPT", "REGR_COUNT", "REGR_R2",
+		"REGR_AVGX", "REGR_AVGY", "REGR_SXX", "REGR_SYY", "REGR_SXY":
+		if err := want(2); err != nil {
+			return nil, false, err
+		}
+		for _, t := range args {
+			if t == nil || !(aggIsInt(t) || aggIsFloat(t) || t.ID() == arrow.DECIMAL128 || t.ID() == arrow.NULL) {
+				return bad()
+			}
+		}
+		if f == "REGR_COUNT" {
+			return arrow.PrimitiveTypes.Int64, false, nil
+		}
+		return arrow.PrimitiveTypes.Float64, true, nil
+	case "PRODUCT", "GEOMEAN":
+		if err := want(1); err != nil {
+			return nil, false, err
+		}
+		if t := args[0]; aggIsInt(t) || aggIsFloat(t) || t.ID() == arrow.DECIMAL128 || t.ID() == arrow.NULL {
+			return arrow.PrimitiveTypes.Float64, true, nil
+		}
+		return bad()
+	case "BIT_AND", "BIT_OR", "BIT_XOR":
+		if err := want(1); err != nil {
+			return nil, false, err
+		}
+		if t := args[0]; aggIsInt(t) {
+			return t, true, nil
+		} else if t.ID() == arrow.NULL {
+			return arrow.PrimitiveTypes.Int64, true, nil
+		}
+		return bad()
+	case "ARG_MAX", "ARG_MIN":
+		if err := want(2); err != nil {
+			return nil, false, err
+		}
+		if args[1] == nil || !Orderable(args[1]) || args[1].ID() == arrow.NULL || args[0].ID() == arrow.NULL || aggMinMaxKind(args[0]) < 0 {
+			return bad()
+		}
+		return args[0], true, nil
+	case "MODE":
+		if err := want(1); err != nil {
+			return nil, false, err
+		}
+		if t := args[0]; aggMinMaxKind(t) < 0 || t.ID() == arrow.FLOAT16 {
+			return bad()
+		}
+		return args[0], true, nil
+	case "APPROX_COUNT_DISTINCT":
+		if err := want(1); err != nil {
+			return nil, false, err
+		}
+		return arrow.PrimitiveTypes.Int64, false, nil
 	case "QUANTILE_CONT", "QUANTILE_DISC":
 		if len(args) != 2 {
 			return nil, false, fmt.Errorf("exec: %s takes 2 arguments, not %d", f, len(args))

@@ -16,6 +16,11 @@
 //     with tc.Budget before holding them; over budget the query fails with
 //     an error wrapping ErrResourceExhausted that names the budget and the
 //     operator.
+//   - Window computes each function's frames once ([fs, fe) per sorted row,
+//     minus an EXCLUDE as at most three ranges, window_frame.go); no
+//     evaluator costs O(n·w) except the generic window aggregates
+//     (window_generic.go), whose total work per function is capped
+//     (genericWindowWork) with an ErrUnsupported error past the cap.
 //   - With tc.Spill set, Sort (without Fetch), HashAggregate (with GROUP BY,
 //     no grouping sets), Distinct and HashJoin (not mark) answer a failed
 //     reservation by spilling to runs under the query's spill directory

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/scalar"
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
@@ -21,19 +22,27 @@ const (
 	UnboundedFollowing
 )
 
-// FrameBound is one end of a window frame; Offset is for Preceding and
-// Following (rows, >= 0).
+// FrameBound is one end of a window frame. For Preceding and Following,
+// Offset is the number of rows (ROWS) or peer groups (GROUPS), >= 0, and
+// Value the constant offset of a RANGE frame: a number for a numeric ORDER
+// BY key, an INTERVAL for a DATE or TIMESTAMP key.
 type FrameBound struct {
 	Kind   int
 	Offset int64
+	Value  scalar.Scalar
 }
 
-// Frame is a ROWS or RANGE window frame. RANGE supports UNBOUNDED and
-// CURRENT ROW bounds (CURRENT ROW includes the row's peers); RANGE with an
-// offset is not supported.
+// Frame is a ROWS, RANGE or GROUPS (Groups) window frame with an optional
+// EXCLUDE (Exclude*). RANGE CURRENT ROW includes the row's peers; RANGE
+// with an offset needs exactly one ORDER BY key, and rows whose key is NULL
+// (or NaN) have their peer group as the offset bounds while other rows'
+// offset ranges never include them (PostgreSQL and DuckDB). GROUPS offsets
+// count peer groups (window_frame.go).
 type Frame struct {
 	Rows       bool
+	Groups     bool
 	Start, End FrameBound
+	Exclude    int
 }
 
 // WindowFunc is one function of a Window: ROW_NUMBER, RANK, DENSE_RANK,
@@ -45,6 +54,9 @@ type WindowFunc struct {
 	Args  []vec.Expr // over the input schema
 	Frame *Frame     // nil: RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW (the whole partition without ORDER BY)
 	Name  string
+	// Distinct aggregates the distinct argument values of each frame
+	// (aggregates only; evaluated by the generic path).
+	Distinct bool
 }
 
 // Window computes Funcs over the rows of each PartitionBy group ordered by
@@ -58,15 +70,22 @@ type Window struct {
 }
 
 func boundString(b FrameBound, rows bool) string {
+	off := fmt.Sprint(b.Offset)
+	if b.Value != nil {
+		off = b.Value.String()
+		if _, iv := b.Value.(*scalar.MonthDayNanoInterval); iv {
+			off = "INTERVAL '" + off + "'"
+		}
+	}
 	switch b.Kind {
 	case UnboundedPreceding:
 		return "UNBOUNDED PRECEDING"
 	case Preceding:
-		return fmt.Sprintf("%d PRECEDING", b.Offset)
+		return off + " PRECEDING"
 	case CurrentRow:
 		return "CURRENT ROW"
 	case Following:
-		return fmt.Sprintf("%d FOLLOWING", b.Offset)
+		return off + " FOLLOWING"
 	case UnboundedFollowing:
 		return "UNBOUNDED FOLLOWING"
 	}
@@ -77,8 +96,14 @@ func (f *Frame) String() string {
 	mode := "RANGE"
 	if f.Rows {
 		mode = "ROWS"
+	} else if f.Groups {
+		mode = "GROUPS"
 	}
-	return fmt.Sprintf("%s BETWEEN %s AND %s", mode, boundString(f.Start, f.Rows), boundString(f.End, f.Rows))
+	ex := ""
+	if f.Exclude > 0 && f.Exclude < len(excludeNames) {
+		ex = excludeNames[f.Exclude]
+	}
+	return fmt.Sprintf("%s BETWEEN %s AND %s%s", mode, boundString(f.Start, f.Rows), boundString(f.End, f.Rows), ex)
 }
 
 func (w *Window) fields() ([]arrow.Field, error) {
@@ -129,7 +154,11 @@ func (w *Window) Explain() string {
 		for k, a := range f.Args {
 			args[k] = a.String()
 		}
-		fmt.Fprintf(&sb, " %s(%s) OVER (", strings.ToUpper(f.Func), strings.Join(args, ", "))
+		d := ""
+		if f.Distinct {
+			d = "DISTINCT "
+		}
+		fmt.Fprintf(&sb, " %s(%s%s) OVER (", strings.ToUpper(f.Func), d, strings.Join(args, ", "))
 		var parts []string
 		if len(w.PartitionBy) > 0 {
 			ps := make([]string, len(w.PartitionBy))
@@ -176,12 +205,18 @@ func checkFrame(f *Frame) error {
 	case s == Following && (e == Preceding || e == CurrentRow):
 		return winInvalidf("window frame starting from following row cannot have preceding rows")
 	}
+	if f.Rows && f.Groups {
+		return winInvalidf("window frame is both ROWS and GROUPS")
+	}
+	if f.Exclude < ExcludeNoOthers || f.Exclude > ExcludeTies {
+		return winInvalidf("window frame exclusion %d is not valid", f.Exclude)
+	}
 	for _, b := range []FrameBound{f.Start, f.End} {
 		if (b.Kind == Preceding || b.Kind == Following) && b.Offset < 0 {
 			return winInvalidf("window frame offset must not be negative, got %d", b.Offset)
 		}
-		if !f.Rows && (b.Kind == Preceding || b.Kind == Following) {
-			return winUnsupportedf("RANGE window frames with an offset (%s) are not supported; use ROWS", f)
+		if (f.Rows || f.Groups) && b.Value != nil {
+			return winInvalidf("%s frame offsets are row or group counts, not values", f)
 		}
 	}
 	return nil
@@ -197,6 +232,9 @@ func (w *Window) Execute(tc *TaskCtx, p int) (Stream, error) {
 	}
 	for _, f := range w.Funcs {
 		if err := checkFrame(f.Frame); err != nil {
+			return nil, err
+		}
+		if err := checkRangeOffsets(f.Frame, w.OrderBy); err != nil {
 			return nil, err
 		}
 		if err := checkWindowArgs(f); err != nil {
@@ -256,8 +294,27 @@ func (w *Window) run(tc *TaskCtx, schema *arrow.Schema, encs []*KeyEncoder, expr
 		}
 		args = nil
 	}
+	// With a RANGE offset frame, slot len(w.Funcs) holds the ORDER BY key.
+	needKey := false
+	for _, f := range w.Funcs {
+		needKey = needKey || rangeOffsets(f.Frame)
+	}
+	slots := len(w.Funcs)
+	if needKey {
+		slots++
+	}
 	perBatch := func(ec *vec.Ctx, p int, b arrow.RecordBatch) error {
-		fa := make([][]arrow.Array, len(w.Funcs))
+		fa := make([][]arrow.Array, slots)
+		if needKey {
+			cols, err := evalKeys(ec, b, []vec.Expr{w.OrderBy[0].Expr})
+			if err != nil {
+				return err
+			}
+			fa[len(w.Funcs)] = cols
+			if err := res.grow(dataBytes(cols[0].Data())); err != nil {
+				return err
+			}
+		}
 		args[p] = append(args[p], fa)
 		for i, f := range w.Funcs {
 			cols, err := evalKeys(ec, b, f.Args)
@@ -317,6 +374,18 @@ func (w *Window) run(tc *TaskCtx, schema *arrow.Schema, encs []*KeyEncoder, expr
 		flat = append(flat, pa...)
 	}
 	locs := locate(chunkStarts(bs), perm)
+	var key arrow.Array // the sorted ORDER BY key (RANGE offsets)
+	if needKey {
+		chunks := make([]arrow.Array, len(flat))
+		for bi := range flat {
+			chunks[bi] = flat[bi][len(w.Funcs)][0]
+		}
+		key, err = gatherColumn(tc.Ctx, tc.Mem, w.OrderBy[0].Expr.Type(), chunks, locs)
+		if err != nil {
+			return fail(err)
+		}
+		defer key.Release()
+	}
 	results := make([]arrow.Array, 0, len(w.Funcs))
 	for fi, f := range w.Funcs {
 		if err := tc.Err(); err != nil {
@@ -337,7 +406,21 @@ func (w *Window) run(tc *TaskCtx, schema *arrow.Schema, encs []*KeyEncoder, expr
 			}
 			sorted[ai] = c
 		}
-		out, err := evalWindowFunc(tc, wd, f, sorted, len(w.OrderBy) > 0)
+		var frk rangeKey
+		if rangeOffsets(f.Frame) {
+			if frk, err = newRangeKey(f.Frame, key, w.OrderBy[0].Desc); err != nil {
+				releaseArrays(sorted)
+				releaseArrays(results)
+				return fail(err)
+			}
+		}
+		if err := res.grow(int64(n) * 8); err != nil { // the frames
+			releaseArrays(sorted)
+			releaseArrays(results)
+			return fail(err)
+		}
+		out, err := evalWindowFunc(tc, wd, f, sorted, frk)
+		res.shrink(int64(n) * 8)
 		releaseArrays(sorted)
 		if err == nil {
 			err = res.grow(dataBytes(out.Data()))

@@ -12,13 +12,14 @@ import (
 // accumulated forward, frames ending at the partition end backward, and
 // sliding frames query a segment tree over the partition (O(log w)).
 
-func evalFloatSum(tc *TaskCtx, wd *winData, avg bool, fr *Frame, x arrow.Array, parts func(func(ps, pe int) error) error) (arrow.Array, error) {
+func evalFloatSum(tc *TaskCtx, wd *winData, avg bool, fm *frameSet, x arrow.Array, parts func(func(ps, pe int) error) error) (arrow.Array, error) {
 	n := wd.n
 	get := floatGetter(x)
 	vals := make([]float64, n)
 	valid := make([]bool, n)
-	kind := frameKind(fr)
+	kind := frameKindOf(fm)
 	var tree []float64
+	var rs [][2]int
 	cnt := make([]int64, 0, 1024)
 	emit := func(i int, s float64, c int64) {
 		if c == 0 {
@@ -36,7 +37,7 @@ func evalFloatSum(tc *TaskCtx, wd *winData, avg bool, fr *Frame, x arrow.Array, 
 		case 1: // [ps, fe) with fe non-decreasing
 			s, c, j := 0.0, int64(0), ps
 			for i := ps; i < pe; i++ {
-				_, fe := wd.frameOf(fr, i, ps, pe)
+				_, fe := fm.at(i)
 				for ; j < fe; j++ {
 					if x.IsValid(j) {
 						s += get(j)
@@ -48,7 +49,7 @@ func evalFloatSum(tc *TaskCtx, wd *winData, avg bool, fr *Frame, x arrow.Array, 
 		case -1: // [fs, pe) with fs non-decreasing: walk backwards
 			s, c, j := 0.0, int64(0), pe
 			for i := pe - 1; i >= ps; i-- {
-				fs, _ := wd.frameOf(fr, i, ps, pe)
+				fs, _ := fm.at(i)
 				for j > fs {
 					j--
 					if x.IsValid(j) {
@@ -76,25 +77,30 @@ func evalFloatSum(tc *TaskCtx, wd *winData, avg bool, fr *Frame, x arrow.Array, 
 				tree[j] = tree[2*j] + tree[2*j+1]
 			}
 			for i := ps; i < pe; i++ {
-				fs, fe := wd.frameOf(fr, i, ps, pe)
-				c := cnt[fe-ps] - cnt[fs-ps]
+				rs = fm.ranges(i, rs)
+				c, sum := int64(0), 0.0
+				for _, rg := range rs {
+					fs, fe := rg[0], rg[1]
+					c += cnt[fe-ps] - cnt[fs-ps]
+					l, r := fs-ps+m, fe-ps+m
+					sl, sr := 0.0, 0.0
+					for l < r {
+						if l&1 == 1 {
+							sl += tree[l]
+							l++
+						}
+						if r&1 == 1 {
+							r--
+							sr = tree[r] + sr
+						}
+						l, r = l>>1, r>>1
+					}
+					sum += sl + sr
+				}
 				if c == 0 {
 					continue
 				}
-				l, r := fs-ps+m, fe-ps+m
-				sl, sr := 0.0, 0.0
-				for l < r {
-					if l&1 == 1 {
-						sl += tree[l]
-						l++
-					}
-					if r&1 == 1 {
-						r--
-						sr = tree[r] + sr
-					}
-					l, r = l>>1, r>>1
-				}
-				emit(i, sl+sr, c)
+				emit(i, sum, c)
 			}
 		}
 		return nil
@@ -105,7 +111,7 @@ func evalFloatSum(tc *TaskCtx, wd *winData, avg bool, fr *Frame, x arrow.Array, 
 	return buildFloat64(tc.Mem, vals, valid), nil
 }
 
-func evalMinMax(tc *TaskCtx, wd *winData, isMin bool, fr *Frame, x arrow.Array, parts func(func(ps, pe int) error) error) (arrow.Array, error) {
+func evalMinMax(tc *TaskCtx, wd *winData, isMin bool, fm *frameSet, x arrow.Array, parts func(func(ps, pe int) error) error) (arrow.Array, error) {
 	n := wd.n
 	enc, err := NewKeyEncoder([]arrow.DataType{x.DataType()}, []SortOrder{{}})
 	if err != nil {
@@ -142,15 +148,16 @@ func evalMinMax(tc *TaskCtx, wd *winData, isMin bool, fr *Frame, x arrow.Array, 
 			locs[i] = rowLoc{0, j}
 		}
 	}
-	kind := frameKind(fr)
+	kind := frameKindOf(fm)
 	var tree []int32
+	var rs [][2]int
 	err = parts(func(ps, pe int) error {
 		m := pe - ps
 		switch kind {
 		case 1:
 			cur, j := int32(-1), ps
 			for i := ps; i < pe; i++ {
-				_, fe := wd.frameOf(fr, i, ps, pe)
+				_, fe := fm.at(i)
 				for ; j < fe; j++ {
 					cur = better(cur, leaf(j))
 				}
@@ -159,7 +166,7 @@ func evalMinMax(tc *TaskCtx, wd *winData, isMin bool, fr *Frame, x arrow.Array, 
 		case -1:
 			cur, j := int32(-1), pe
 			for i := pe - 1; i >= ps; i-- {
-				fs, _ := wd.frameOf(fr, i, ps, pe)
+				fs, _ := fm.at(i)
 				for j > fs {
 					j--
 					cur = better(leaf(j), cur)
@@ -178,21 +185,25 @@ func evalMinMax(tc *TaskCtx, wd *winData, isMin bool, fr *Frame, x arrow.Array, 
 				tree[j] = better(tree[2*j], tree[2*j+1])
 			}
 			for i := ps; i < pe; i++ {
-				fs, fe := wd.frameOf(fr, i, ps, pe)
-				l, r := fs-ps+m, fe-ps+m
-				cl, cr := int32(-1), int32(-1)
-				for l < r {
-					if l&1 == 1 {
-						cl = better(cl, tree[l])
-						l++
+				rs = fm.ranges(i, rs)
+				best := int32(-1)
+				for _, rg := range rs {
+					l, r := rg[0]-ps+m, rg[1]-ps+m
+					cl, cr := int32(-1), int32(-1)
+					for l < r {
+						if l&1 == 1 {
+							cl = better(cl, tree[l])
+							l++
+						}
+						if r&1 == 1 {
+							r--
+							cr = better(tree[r], cr)
+						}
+						l, r = l>>1, r>>1
 					}
-					if r&1 == 1 {
-						r--
-						cr = better(tree[r], cr)
-					}
-					l, r = l>>1, r>>1
+					best = better(best, better(cl, cr))
 				}
-				set(i, better(cl, cr))
+				set(i, best)
 			}
 		}
 		return nil
@@ -202,3 +213,7 @@ func evalMinMax(tc *TaskCtx, wd *winData, isMin bool, fr *Frame, x arrow.Array, 
 	}
 	return gatherColumn(tc.Ctx, tc.Mem, x.DataType(), []arrow.Array{x}, locs)
 }
+
+// frameKindOf is frameKind of the frames' definition: 1 when every frame
+// starts at its partition's start, -1 when every frame ends at its end.
+func frameKindOf(fm *frameSet) int { return fm.kind }

@@ -112,8 +112,16 @@ func WindowResultType(fn string, args []arrow.DataType) (arrow.DataType, error) 
 		}
 		return nil, winInvalidf("%s over values of type %s", name, t)
 	}
+	if t, _, err := AggResultType(name, args); err == nil {
+		return t, nil
+	} else if !strings.Contains(err.Error(), "unknown aggregate") {
+		return nil, err
+	}
 	return nil, winInvalidf("unknown window function %s", fn)
 }
+
+var windowOnlyFuncs = map[string]bool{"ROW_NUMBER": true, "RANK": true, "DENSE_RANK": true, "PERCENT_RANK": true,
+	"CUME_DIST": true, "NTILE": true, "LAG": true, "LEAD": true, "FIRST_VALUE": true, "LAST_VALUE": true, "NTH_VALUE": true}
 
 func checkWindowArgs(f WindowFunc) error {
 	for i, a := range f.Args {
@@ -210,68 +218,22 @@ func buildFloat64(mem memory.Allocator, vals []float64, valid []bool) arrow.Arra
 	return b.NewArray()
 }
 
-// frameOf returns the frame [fs, fe) of sorted row i of partition [ps, pe).
-func (wd *winData) frameOf(f *Frame, i, ps, pe int) (int, int) {
-	var fs, fe int
-	switch f.Start.Kind {
-	case UnboundedPreceding:
-		fs = ps
-	case Preceding:
-		if f.Start.Offset >= int64(i-ps) {
-			fs = ps
-		} else {
-			fs = i - int(f.Start.Offset)
-		}
-	case CurrentRow:
-		fs = i
-		if !f.Rows {
-			fs = int(wd.peerStart[i])
-		}
-	case Following:
-		if f.Start.Offset >= int64(pe-i) {
-			fs = pe
-		} else {
-			fs = i + int(f.Start.Offset)
-		}
-	default:
-		fs = pe
-	}
-	switch f.End.Kind {
-	case Preceding:
-		if f.End.Offset > int64(i-ps) {
-			fe = ps
-		} else {
-			fe = i - int(f.End.Offset) + 1
-		}
-	case CurrentRow:
-		fe = i + 1
-		if !f.Rows {
-			fe = int(wd.peerEnd[i])
-		}
-	case Following:
-		if f.End.Offset >= int64(pe-i-1) {
-			fe = pe
-		} else {
-			fe = i + int(f.End.Offset) + 1
-		}
-	default:
-		fe = pe
-	}
-	if fe < fs {
-		fe = fs
-	}
-	return fs, fe
-}
-
 var defaultFrame = &Frame{Start: FrameBound{Kind: UnboundedPreceding}, End: FrameBound{Kind: CurrentRow}}
 
 // evalWindowFunc computes f for every sorted row; args are in sorted order.
-func evalWindowFunc(tc *TaskCtx, wd *winData, f WindowFunc, args []arrow.Array, hasOrder bool) (arrow.Array, error) {
+// rk answers the RANGE offsets of f's frame (nil without).
+func evalWindowFunc(tc *TaskCtx, wd *winData, f WindowFunc, args []arrow.Array, rk rangeKey) (arrow.Array, error) {
 	mem, n := tc.Mem, wd.n
 	name := strings.ToUpper(f.Func)
 	fr := f.Frame
 	if fr == nil {
 		fr = defaultFrame
+	}
+	var fm *frameSet
+	switch name {
+	case "ROW_NUMBER", "RANK", "DENSE_RANK", "NTILE", "PERCENT_RANK", "CUME_DIST", "LAG", "LEAD":
+	default:
+		fm = wd.frames(fr, rk)
 	}
 	parts := func(fn func(ps, pe int) error) error {
 		for k := 0; k+1 < len(wd.parts); k++ {
@@ -285,6 +247,12 @@ func evalWindowFunc(tc *TaskCtx, wd *winData, f WindowFunc, args []arrow.Array, 
 			}
 		}
 		return nil
+	}
+	if f.Distinct && name != "MIN" && name != "MAX" {
+		if _, isWin := windowOnlyFuncs[name]; isWin {
+			return nil, winInvalidf("DISTINCT is only allowed in aggregate window functions, not %s", name)
+		}
+		return evalGenericAgg(tc, wd, f, fm, args, parts)
 	}
 	switch name {
 	case "ROW_NUMBER", "RANK", "DENSE_RANK", "NTILE":
@@ -362,26 +330,34 @@ func evalWindowFunc(tc *TaskCtx, wd *winData, f WindowFunc, args []arrow.Array, 
 		if name == "NTH_VALUE" {
 			nth = intGetter(args[1])
 		}
+		var rs [][2]int
 		err := parts(func(ps, pe int) error {
 			for i := ps; i < pe; i++ {
-				fs, fe := wd.frameOf(fr, i, ps, pe)
+				rs = fm.ranges(i, rs)
 				j := -1
 				switch name {
 				case "FIRST_VALUE":
-					if fs < fe {
-						j = fs
+					if len(rs) > 0 {
+						j = rs[0][0]
 					}
 				case "LAST_VALUE":
-					if fs < fe {
-						j = fe - 1
+					if len(rs) > 0 {
+						j = rs[len(rs)-1][1] - 1
 					}
 				case "NTH_VALUE":
 					k, ok := nth(i)
 					if ok && k <= 0 {
 						return winInvalidf("argument of NTH_VALUE must be greater than zero, got %d", k)
 					}
-					if ok && k <= int64(fe-fs) {
-						j = fs + int(k) - 1
+					for _, r := range rs {
+						if !ok {
+							break
+						}
+						if k <= int64(r[1]-r[0]) {
+							j = r[0] + int(k) - 1
+							break
+						}
+						k -= int64(r[1] - r[0])
 					}
 				}
 				locs[i] = rowLoc{-1, 0}
@@ -396,9 +372,12 @@ func evalWindowFunc(tc *TaskCtx, wd *winData, f WindowFunc, args []arrow.Array, 
 		}
 		return gatherColumn(tc.Ctx, mem, args[0].DataType(), args[:1], locs)
 	case "COUNT", "COUNT_STAR", "SUM", "AVG":
-		return evalAggregate(tc, wd, name, fr, args, parts)
+		return evalAggregate(tc, wd, name, fm, args, parts)
 	case "MIN", "MAX":
-		return evalMinMax(tc, wd, name == "MIN", fr, args[0], parts)
+		return evalMinMax(tc, wd, name == "MIN", fm, args[0], parts)
+	}
+	if _, _, err := AggResultType(name, argTypesOf(args)); err == nil {
+		return evalGenericAgg(tc, wd, f, fm, args, parts)
 	}
 	return nil, winInvalidf("unknown window function %s", f.Func)
 }
@@ -440,9 +419,12 @@ func evalLagLead(tc *TaskCtx, wd *winData, name string, args []arrow.Array, part
 }
 
 // frameKind: growing frames (fixed start) accumulate forward, frames with a
-// fixed end accumulate backward, others slide.
+// fixed end accumulate backward, others (and frames with an exclusion)
+// slide.
 func frameKind(fr *Frame) int {
 	switch {
+	case fr.Exclude != ExcludeNoOthers:
+		return 0
 	case fr.Start.Kind == UnboundedPreceding:
 		return 1
 	case fr.End.Kind == UnboundedFollowing:
@@ -451,7 +433,15 @@ func frameKind(fr *Frame) int {
 	return 0
 }
 
-func evalAggregate(tc *TaskCtx, wd *winData, name string, fr *Frame, args []arrow.Array, parts func(func(ps, pe int) error) error) (arrow.Array, error) {
+func argTypesOf(args []arrow.Array) []arrow.DataType {
+	ts := make([]arrow.DataType, len(args))
+	for i, a := range args {
+		ts[i] = a.DataType()
+	}
+	return ts
+}
+
+func evalAggregate(tc *TaskCtx, wd *winData, name string, fm *frameSet, args []arrow.Array, parts func(func(ps, pe int) error) error) (arrow.Array, error) {
 	mem, n := tc.Mem, wd.n
 	if name == "COUNT_STAR" || name == "COUNT" {
 		vals := make([]int64, n)
@@ -460,6 +450,7 @@ func evalAggregate(tc *TaskCtx, wd *winData, name string, fr *Frame, args []arro
 			x = args[0]
 		}
 		cnt := make([]int64, 0, 1024)
+		var rs [][2]int
 		err := parts(func(ps, pe int) error {
 			cnt = append(cnt[:0], 0)
 			for j := ps; j < pe; j++ {
@@ -470,8 +461,11 @@ func evalAggregate(tc *TaskCtx, wd *winData, name string, fr *Frame, args []arro
 				cnt = append(cnt, c)
 			}
 			for i := ps; i < pe; i++ {
-				fs, fe := wd.frameOf(fr, i, ps, pe)
-				vals[i] = cnt[fe-ps] - cnt[fs-ps]
+				rs = fm.ranges(i, rs)
+				vals[i] = 0
+				for _, r := range rs {
+					vals[i] += cnt[r[1]-ps] - cnt[r[0]-ps]
+				}
 			}
 			return nil
 		})
@@ -483,7 +477,7 @@ func evalAggregate(tc *TaskCtx, wd *winData, name string, fr *Frame, args []arro
 	x := args[0]
 	t := x.DataType()
 	if isFloatType(t) {
-		return evalFloatSum(tc, wd, name == "AVG", fr, x, parts)
+		return evalFloatSum(tc, wd, name == "AVG", fm, x, parts)
 	}
 	// Exact sums: prefix sums of 256-bit integers (no overflow possible for
 	// 38-digit inputs), then a range check of each frame's sum.
@@ -502,6 +496,7 @@ func evalAggregate(tc *TaskCtx, wd *winData, name string, fr *Frame, args []arro
 	}
 	pre := make([]decimal256.Num, 0, 1024)
 	cnt := make([]int64, 0, 1024)
+	var rs [][2]int
 	err := parts(func(ps, pe int) error {
 		pre = append(pre[:0], decimal256.Num{})
 		cnt = append(cnt[:0], 0)
@@ -513,13 +508,17 @@ func evalAggregate(tc *TaskCtx, wd *winData, name string, fr *Frame, args []arro
 			pre, cnt = append(pre, s), append(cnt, c)
 		}
 		for i := ps; i < pe; i++ {
-			fs, fe := wd.frameOf(fr, i, ps, pe)
-			c := cnt[fe-ps] - cnt[fs-ps]
+			rs = fm.ranges(i, rs)
+			c := int64(0)
+			var s decimal256.Num
+			for _, r := range rs {
+				c += cnt[r[1]-ps] - cnt[r[0]-ps]
+				s = s.Add(pre[r[1]-ps].Sub(pre[r[0]-ps]))
+			}
 			if c == 0 {
 				continue
 			}
 			valid[i] = true
-			s := pre[fe-ps].Sub(pre[fs-ps])
 			if avgs != nil {
 				avgs[i] = s.ToFloat64(scale) / float64(c)
 				continue

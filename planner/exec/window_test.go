@@ -118,6 +118,7 @@ type wtRef struct {
 	peerS     []int
 	peerE     []int
 	cache     map[*Frame][][]int
+	grp       []int // peer group number within the partition
 }
 
 func newWtRef(rows []wtRow, parted, ordered bool, ord SortOrder) *wtRef {
@@ -183,28 +184,104 @@ func (w *wtRef) frameOf(f *Frame, i int) []int {
 	if f == nil {
 		f = defaultFrame
 	}
+	// group numbers (GROUPS) of the partition's rows
+	if w.grp == nil {
+		w.grp = make([]int, len(w.rows))
+		for k := range w.rows {
+			if k > w.partStart[k] {
+				w.grp[k] = w.grp[k-1]
+				if w.peerS[k] == k {
+					w.grp[k]++
+				}
+			}
+		}
+	}
+	grp := func(j int) int { return w.grp[j] }
+	gi := grp(i)
+	vi := w.rows[i].o
+	// offset of a RANGE bound: key moved toward larger values by d
+	val := func(b FrameBound) int64 { return b.Value.(*scalar.Int64).Value }
+	// within reports whether o_j is on the inner side of bound b of row i
+	// (start: not before it; end: not after it) in the sort direction.
+	within := func(b FrameBound, j int, start bool) bool {
+		oj := w.rows[j].o
+		if vi == nil { // NULL current row: offsets select its peers
+			if start {
+				return j >= w.peerS[i]
+			}
+			return j < w.peerE[i]
+		}
+		if oj == nil { // NULL rows sit at one end of the partition
+			if start {
+				return j > i
+			}
+			return j < i
+		}
+		t := *vi
+		d := val(b)
+		if b.Kind == Preceding {
+			d = -d
+		}
+		if w.ord.Desc {
+			d = -d
+		}
+		t += d
+		c := cmp.Compare(*oj, t)
+		if w.ord.Desc {
+			c = -c
+		}
+		if start {
+			return c >= 0
+		}
+		return c <= 0
+	}
 	var out []int
 	for j := w.partStart[i]; j < w.partEnd[i]; j++ {
 		okS, okE := false, false
-		switch f.Start.Kind {
-		case UnboundedPreceding:
+		gj := 0
+		if f.Groups {
+			gj = grp(j)
+		}
+		switch {
+		case f.Start.Kind == UnboundedPreceding:
 			okS = true
-		case Preceding:
+		case f.Groups && f.Start.Kind == Preceding:
+			okS = int64(gi-gj) <= f.Start.Offset
+		case f.Groups && f.Start.Kind == Following:
+			okS = int64(gj-gi) >= f.Start.Offset
+		case !f.Rows && !f.Groups && f.Start.Value != nil:
+			okS = within(f.Start, j, true)
+		case f.Start.Kind == Preceding:
 			okS = int64(i-j) <= f.Start.Offset
-		case CurrentRow:
+		case f.Start.Kind == CurrentRow:
 			okS = j >= i || (!f.Rows && j >= w.peerS[i])
-		case Following:
+		case f.Start.Kind == Following:
 			okS = int64(j-i) >= f.Start.Offset
 		}
-		switch f.End.Kind {
-		case UnboundedFollowing:
+		switch {
+		case f.End.Kind == UnboundedFollowing:
 			okE = true
-		case Following:
+		case f.Groups && f.End.Kind == Preceding:
+			okE = int64(gi-gj) >= f.End.Offset
+		case f.Groups && f.End.Kind == Following:
+			okE = int64(gj-gi) <= f.End.Offset
+		case !f.Rows && !f.Groups && f.End.Value != nil:
+			okE = within(f.End, j, false)
+		case f.End.Kind == Following:
 			okE = int64(j-i) <= f.End.Offset
-		case CurrentRow:
+		case f.End.Kind == CurrentRow:
 			okE = j <= i || (!f.Rows && j < w.peerE[i])
-		case Preceding:
+		case f.End.Kind == Preceding:
 			okE = int64(i-j) >= f.End.Offset
+		}
+		peer := j >= w.peerS[i] && j < w.peerE[i]
+		switch f.Exclude {
+		case ExcludeCurrentRow:
+			okS = okS && j != i
+		case ExcludeGroup:
+			okS = okS && !peer
+		case ExcludeTies:
+			okS = okS && (j == i || !peer)
 		}
 		if okS && okE {
 			out = append(out, j)
@@ -331,6 +408,77 @@ func (w *wtRef) eval(fn string, f *Frame, i int, a1, a2 int64) any {
 			return slices.Min(vs)
 		}
 		return slices.Max(vs)
+	case "VAR_SAMP":
+		if len(vs) < 2 {
+			return nil
+		}
+		m := 0.0
+		for _, v := range vs {
+			m += float64(v)
+		}
+		m /= float64(len(vs))
+		q := 0.0
+		for _, v := range vs {
+			q += (float64(v) - m) * (float64(v) - m)
+		}
+		return q / float64(len(vs)-1)
+	case "COVAR_POP":
+		var ps [][2]float64
+		for _, j := range fr {
+			if r[j].v != nil && r[j].x != nil {
+				ps = append(ps, [2]float64{float64(*r[j].v), *r[j].x})
+			}
+		}
+		if len(ps) == 0 {
+			return nil
+		}
+		my, mx := 0.0, 0.0
+		for _, p := range ps {
+			my, mx = my+p[0], mx+p[1]
+		}
+		my, mx = my/float64(len(ps)), mx/float64(len(ps))
+		c := 0.0
+		for _, p := range ps {
+			c += (p[0] - my) * (p[1] - mx)
+		}
+		return c / float64(len(ps))
+	case "COUNT_DISTINCT", "SUM_DISTINCT":
+		set := map[int64]bool{}
+		sum := int64(0)
+		for _, v := range vs {
+			if !set[v] {
+				set[v] = true
+				sum += v
+			}
+		}
+		if fn == "COUNT_DISTINCT" {
+			return int64(len(set))
+		}
+		if len(set) == 0 {
+			return nil
+		}
+		return sum
+	case "BIT_OR":
+		if len(vs) == 0 {
+			return nil
+		}
+		b := int64(0)
+		for _, v := range vs {
+			b |= v
+		}
+		return b
+	case "MEDIANX":
+		if len(xs) == 0 {
+			return nil
+		}
+		xs = slices.Clone(xs)
+		slices.Sort(xs)
+		h := float64(len(xs)-1) * 0.5
+		lo := int(math.Floor(h))
+		if lo+1 < len(xs) {
+			return xs[lo] + (h-float64(lo))*(xs[lo+1]-xs[lo])
+		}
+		return xs[lo]
 	case "MINS", "MAXS":
 		if len(ss) == 0 {
 			return nil
@@ -377,13 +525,35 @@ type wtCase struct {
 	frame *Frame
 	a1    int64 // constant argument for the reference
 	a2    int64 // LAG default (MinInt64 = none)
+	// distinct: the aggregate of the frame's distinct values
+	distinct bool
 }
 
 func wtCases() []wtCase {
 	v, x, s := wtCol(3), wtCol(4), wtCol(5)
 	none := int64(math.MinInt64)
 	fr := func(rows bool, sk int, so int64, ek int, eo int64) *Frame {
-		return &Frame{Rows: rows, Start: FrameBound{sk, so}, End: FrameBound{ek, eo}}
+		return &Frame{Rows: rows, Start: FrameBound{Kind: sk, Offset: so}, End: FrameBound{Kind: ek, Offset: eo}}
+	}
+	ex := func(rows bool, sk int, so int64, ek int, eo int64, x int) *Frame {
+		f := fr(rows, sk, so, ek, eo)
+		f.Exclude = x
+		return f
+	}
+	grp := func(sk int, so int64, ek int, eo int64, x int) *Frame {
+		f := ex(false, sk, so, ek, eo, x)
+		f.Groups = true
+		return f
+	}
+	rng := func(sk int, so int64, ek int, eo int64, x int) *Frame {
+		f := ex(false, sk, 0, ek, 0, x)
+		if sk == Preceding || sk == Following {
+			f.Start.Value = scalar.NewInt64Scalar(so)
+		}
+		if ek == Preceding || ek == Following {
+			f.End.Value = scalar.NewInt64Scalar(eo)
+		}
+		return f
 	}
 	frames := []*Frame{
 		nil,
@@ -396,6 +566,23 @@ func wtCases() []wtCase {
 		fr(true, Following, 3, Following, 5),
 		fr(true, Preceding, 5, Preceding, 2),
 		fr(true, Preceding, math.MaxInt64, Following, math.MaxInt64),
+		rng(Preceding, 2, Following, 1, 0),
+		rng(Preceding, 0, Following, 0, 0),
+		rng(Following, 1, Following, 3, 0),
+		rng(UnboundedPreceding, 0, Preceding, 1, 0),
+		rng(Preceding, 3, UnboundedFollowing, 0, 0),
+		rng(Preceding, 2, Following, 2, ExcludeCurrentRow),
+		rng(Preceding, 1, CurrentRow, 0, ExcludeTies),
+		grp(Preceding, 1, Following, 1, 0),
+		grp(Following, 1, UnboundedFollowing, 0, 0),
+		grp(Preceding, 2, Preceding, 1, 0),
+		grp(Preceding, 1, Following, 1, ExcludeTies),
+		grp(CurrentRow, 0, Following, 2, ExcludeGroup),
+		ex(true, Preceding, 2, Following, 2, ExcludeCurrentRow),
+		ex(false, UnboundedPreceding, 0, CurrentRow, 0, ExcludeGroup),
+		ex(true, UnboundedPreceding, 0, UnboundedFollowing, 0, ExcludeTies),
+		ex(false, UnboundedPreceding, 0, UnboundedFollowing, 0, ExcludeCurrentRow),
+		ex(true, CurrentRow, 0, Following, 2, ExcludeCurrentRow),
 	}
 	cs := []wtCase{
 		{fn: "ROW_NUMBER", call: "row_number"}, {fn: "RANK", call: "RANK"}, {fn: "DENSE_RANK", call: "DENSE_RANK"},
@@ -408,7 +595,7 @@ func wtCases() []wtCase {
 		{fn: "LEAD", call: "LEAD", args: []vec.Expr{v, wtInt(3)}, a1: 3, a2: none},
 		{fn: "LEAD", call: "LEAD", args: []vec.Expr{v, wtInt(0)}, a1: 0, a2: none},
 	}
-	for _, f := range frames {
+	for fi, f := range frames {
 		cs = append(cs,
 			wtCase{fn: "FIRST_VALUE", call: "FIRST_VALUE", args: []vec.Expr{v}, frame: f},
 			wtCase{fn: "LAST_VALUE", call: "LAST_VALUE", args: []vec.Expr{v}, frame: f},
@@ -424,6 +611,16 @@ func wtCases() []wtCase {
 			wtCase{fn: "MINS", call: "MIN", args: []vec.Expr{s}, frame: f},
 			wtCase{fn: "MAXS", call: "MAX", args: []vec.Expr{s}, frame: f},
 		)
+		if fi%2 == 0 { // the aggregates of the generic and moments paths
+			cs = append(cs,
+				wtCase{fn: "VAR_SAMP", call: "VAR_SAMP", args: []vec.Expr{v}, frame: f},
+				wtCase{fn: "COVAR_POP", call: "COVAR_POP", args: []vec.Expr{v, x}, frame: f},
+				wtCase{fn: "BIT_OR", call: "BIT_OR", args: []vec.Expr{v}, frame: f},
+				wtCase{fn: "COUNT_DISTINCT", call: "COUNT", args: []vec.Expr{v}, frame: f, distinct: true},
+				wtCase{fn: "SUM_DISTINCT", call: "SUM", args: []vec.Expr{v}, frame: f, distinct: true},
+				wtCase{fn: "MEDIANX", call: "QUANTILE_CONT", args: []vec.Expr{x, vec.NewLiteral(scalar.NewFloat64Scalar(0.5))}, frame: f},
+			)
+		}
 	}
 	return cs
 }
@@ -431,11 +628,7 @@ func wtCases() []wtCase {
 func TestWindowAgainstReference(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	cases := wtCases()
-	funcs := make([]WindowFunc, len(cases))
-	for i, c := range cases {
-		funcs[i] = WindowFunc{Func: c.call, Args: c.args, Frame: c.frame, Name: fmt.Sprintf("f%d", i)}
-	}
+	all := wtCases()
 	for seed := uint64(0); seed < 8; seed++ {
 		r := rand.New(rand.NewPCG(seed, 11))
 		rows := wtRand(r, 1+r.IntN(400), 1+r.IntN(6), 1+r.IntN(8))
@@ -446,6 +639,16 @@ func TestWindowAgainstReference(t *testing.T) {
 		}
 		for _, shape := range []struct{ parted, ordered bool }{{true, true}, {false, true}, {true, false}, {false, false}} {
 			ord := SortOrder{Desc: r.IntN(2) == 0, NullsFirst: r.IntN(2) == 0}
+			var cases []wtCase
+			for _, c := range all {
+				if shape.ordered || !rangeOffsets(c.frame) { // RANGE offsets need ORDER BY
+					cases = append(cases, c)
+				}
+			}
+			funcs := make([]WindowFunc, len(cases))
+			for i, c := range cases {
+				funcs[i] = WindowFunc{Func: c.call, Args: c.args, Frame: c.frame, Name: fmt.Sprintf("f%d", i), Distinct: c.distinct}
+			}
 			w := &Window{Input: src, Funcs: funcs}
 			if shape.parted {
 				w.PartitionBy = []vec.Expr{wtCol(1)}

@@ -462,6 +462,13 @@ var aggNames = map[string]string{
 	"variance": "VAR_SAMP", "var_samp": "VAR_SAMP", "var_pop": "VAR_POP",
 	"string_agg": "STRING_AGG", "listagg": "STRING_AGG",
 	"median": "MEDIAN", "quantile_cont": "QUANTILE_CONT", "quantile_disc": "QUANTILE_DISC", "quantile": "QUANTILE_DISC",
+	"corr": "CORR", "covar_pop": "COVAR_POP", "covar_samp": "COVAR_SAMP",
+	"regr_slope": "REGR_SLOPE", "regr_intercept": "REGR_INTERCEPT", "regr_count": "REGR_COUNT", "regr_r2": "REGR_R2",
+	"regr_avgx": "REGR_AVGX", "regr_avgy": "REGR_AVGY", "regr_sxx": "REGR_SXX", "regr_syy": "REGR_SYY", "regr_sxy": "REGR_SXY",
+	"arg_max": "ARG_MAX", "argmax": "ARG_MAX", "max_by": "ARG_MAX", "arg_min": "ARG_MIN", "argmin": "ARG_MIN", "min_by": "ARG_MIN",
+	"mode": "MODE", "approx_count_distinct": "APPROX_COUNT_DISTINCT",
+	"bit_and": "BIT_AND", "bit_or": "BIT_OR", "bit_xor": "BIT_XOR",
+	"product": "PRODUCT", "geomean": "GEOMEAN", "geometric_mean": "GEOMEAN",
 }
 
 var windowOnly = map[string]string{

@@ -70,8 +70,8 @@ func (w *winCtx) add(b *binder, ec *exprCtx, x *sqlparser.FuncExpr) (vec.Expr, e
 			return nil, invalidf("%s is not a window or aggregate function", strings.ToUpper(name))
 		}
 	}
-	if f.Distinct {
-		return nil, unsupportedf("DISTINCT in window function %s", strings.ToUpper(name))
+	if f.Distinct && isWin {
+		return nil, invalidf("DISTINCT is only allowed in aggregate window functions, not %s", strings.ToUpper(name))
 	}
 	var args []vec.Expr
 	for _, se := range f.Exprs {
@@ -91,6 +91,14 @@ func (w *winCtx) add(b *binder, ec *exprCtx, x *sqlparser.FuncExpr) (vec.Expr, e
 	if fn == "COUNT" && len(args) == 0 {
 		fn = "COUNT_STAR"
 	}
+	if !isWin {
+		// MEDIAN/QUANTILE: the same typing as the GROUP BY aggregate.
+		ag := exec.AggExpr{Func: fn, Args: args}
+		if err := quantileArgs(&ag); err != nil {
+			return nil, err
+		}
+		fn, args = ag.Func, ag.Args
+	}
 	if (fn == "LAG" || fn == "LEAD") && len(args) == 3 && args[2].Type().ID() != arrow.NULL && !arrow.TypeEqual(args[2].Type(), args[0].Type()) {
 		// The default takes the argument's type (DuckDB): LAG(price, 1, 0).
 		d, err := vec.ImplicitCast(args[2], args[0].Type())
@@ -99,7 +107,7 @@ func (w *winCtx) add(b *binder, ec *exprCtx, x *sqlparser.FuncExpr) (vec.Expr, e
 		}
 		args[2] = d
 	}
-	e := winEntry{fn: exec.WindowFunc{Func: fn, Args: args}}
+	e := winEntry{fn: exec.WindowFunc{Func: fn, Args: args, Distinct: f.Distinct}}
 	inner.what = "PARTITION BY"
 	var keyParts []string
 	for _, p := range spec.PartitionBy {
@@ -154,7 +162,22 @@ func (b *binder) frame(f *parse.Frame) (*exec.Frame, error) {
 		case parse.UnboundedFollowing:
 			out.Kind = exec.UnboundedFollowing
 		}
-		if fb.Offset != nil {
+		if fb.Offset != nil && !f.Rows && !f.Groups {
+			// RANGE: a constant of the ORDER BY key's kind (number or
+			// INTERVAL), checked against the key by the Window operator.
+			x, err := b.expr(&exprCtx{sc: &scope{}, what: "a RANGE frame offset"}, fb.Offset)
+			if err != nil {
+				return out, err
+			}
+			if x, err = vec.Fold(x); err != nil {
+				return out, err
+			}
+			l, ok := x.(*vec.Literal)
+			if !ok {
+				return out, unsupportedf("RANGE frame offset %s is not a constant", sqlparser.String(fb.Offset))
+			}
+			out.Value = l.Value
+		} else if fb.Offset != nil {
 			n, err := b.constInt(fb.Offset, "a window frame offset")
 			if err != nil {
 				return out, err
@@ -171,7 +194,7 @@ func (b *binder) frame(f *parse.Frame) (*exec.Frame, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &exec.Frame{Rows: f.Rows, Start: s, End: e}, nil
+	return &exec.Frame{Rows: f.Rows, Groups: f.Groups, Start: s, End: e, Exclude: int(f.Exclude)}, nil
 }
 
 // build stacks Window nodes (one per distinct PARTITION BY/ORDER BY) on n

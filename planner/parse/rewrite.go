@@ -216,8 +216,9 @@ func (p *parser) rwName(e *emitter, i, lo, hi int, clause *rctx) (int, error) {
 	return i + 1, nil
 }
 
-// specialFuncs have their own argument syntax (rwSpecial).
-var specialFuncs = map[string]bool{"cast": true, "try_cast": true, "extract": true, "substring": true, "substr": true}
+// specialFuncs have their own argument syntax (rwSpecial), or are
+// sqlparser keywords read as calls (MODE, the aggregate, also with OVER).
+var specialFuncs = map[string]bool{"cast": true, "try_cast": true, "extract": true, "substring": true, "substr": true, "mode": true}
 
 func (p *parser) addCatalog(c string) {
 	for _, x := range p.st.Catalog {

@@ -15,12 +15,25 @@ type WindowSpec struct {
 	Frame       *Frame // nil: the SQL default frame
 }
 
-// Frame is ROWS|RANGE BETWEEN Start AND End (End is CurrentRow when only a
-// start is given).
+// Frame is ROWS|RANGE|GROUPS BETWEEN Start AND End [EXCLUDE ...] (End is
+// CurrentRow when only a start is given).
 type Frame struct {
-	Rows       bool // false: RANGE
+	Rows       bool // false: RANGE, or GROUPS with Groups
+	Groups     bool
 	Start, End FrameBound
+	Exclude    FrameExclude
 }
+
+// FrameExclude is the EXCLUDE clause of a frame.
+type FrameExclude int
+
+// Frame exclusions.
+const (
+	ExcludeNoOthers FrameExclude = iota
+	ExcludeCurrentRow
+	ExcludeGroup
+	ExcludeTies
+)
 
 // FrameBound is one end of a frame; Offset is set for Preceding/Following.
 type FrameBound struct {
@@ -110,8 +123,6 @@ func (p *parser) parseWindowSpec(lo, hi int) (*WindowSpec, error) {
 				next = &part
 			case "ORDER":
 				next = &order
-			case "GROUPS":
-				return nil, p.errAt(catalog.ErrUnsupported, k, "GROUPS frames are not supported")
 			default:
 				next = &frame
 			}
@@ -121,7 +132,7 @@ func (p *parser) parseWindowSpec(lo, hi int) (*WindowSpec, error) {
 			if cur.lo >= 0 && cur.hi < 0 {
 				cur.hi = k
 			}
-			if w == "ROWS" || w == "RANGE" {
+			if w == "ROWS" || w == "RANGE" || w == "GROUPS" {
 				*next = span{k, -1}
 				cur = next
 				break
@@ -241,11 +252,12 @@ func (p *parser) windowWord(i, hi int) bool {
 	return false
 }
 
-// parseFrame parses ROWS|RANGE bound | ROWS|RANGE BETWEEN bound AND bound.
+// parseFrame parses ROWS|RANGE|GROUPS bound | ... BETWEEN bound AND bound,
+// then an optional EXCLUDE CURRENT ROW|GROUP|TIES|NO OTHERS.
 // It returns the offset expressions' spans and which end (0 start, 1 end)
 // each belongs to.
 func (p *parser) parseFrame(lo, hi int) (*Frame, []span, []FrameKind, error) {
-	f := &Frame{Rows: isWord(p.toks[lo], "ROWS")}
+	f := &Frame{Rows: isWord(p.toks[lo], "ROWS"), Groups: isWord(p.toks[lo], "GROUPS")}
 	i := p.nextIn(lo+1, hi)
 	var spans []span
 	var ends []FrameKind
@@ -305,10 +317,22 @@ func (p *parser) parseFrame(lo, hi int) (*Frame, []span, []FrameKind, error) {
 		}
 		f.End = FrameBound{Kind: CurrentRow}
 	}
-	if i = p.nextIn(i, hi); i < hi {
-		if isWord(p.toks[i], "EXCLUDE") {
-			return nil, nil, nil, p.errAt(catalog.ErrUnsupported, i, "frame EXCLUDE is not supported")
+	if i = p.nextIn(i, hi); i < hi && isWord(p.toks[i], "EXCLUDE") {
+		j := p.nextIn(i+1, hi)
+		switch {
+		case p.word(j, hi, "CURRENT") && p.word(p.nextIn(j+1, hi), hi, "ROW"):
+			f.Exclude, i = ExcludeCurrentRow, p.nextIn(p.nextIn(j+1, hi)+1, hi)
+		case p.word(j, hi, "GROUP"):
+			f.Exclude, i = ExcludeGroup, p.nextIn(j+1, hi)
+		case p.word(j, hi, "TIES"):
+			f.Exclude, i = ExcludeTies, p.nextIn(j+1, hi)
+		case p.word(j, hi, "NO") && p.word(p.nextIn(j+1, hi), hi, "OTHERS"):
+			f.Exclude, i = ExcludeNoOthers, p.nextIn(p.nextIn(j+1, hi)+1, hi)
+		default:
+			return nil, nil, nil, p.errAt(catalog.ErrInvalid, j, "expected CURRENT ROW, GROUP, TIES or NO OTHERS after EXCLUDE")
 		}
+	}
+	if i < hi {
 		return nil, nil, nil, p.errAt(catalog.ErrInvalid, i, "unexpected %s after the window frame", p.toks[i].text)
 	}
 	if f.Start.Kind == UnboundedFollowing || f.End.Kind == UnboundedPreceding || f.Start.Kind > f.End.Kind {

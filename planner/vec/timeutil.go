@@ -417,3 +417,15 @@ func DaysInMonth(y, m int64) int64 { return daysIn(y, m) }
 
 // FloorDiv divides rounding toward negative infinity.
 func FloorDiv(a, b int64) int64 { return floorDiv(a, b) }
+
+// TimestampPlus adds an interval to a timestamp of unit u (months calendar-
+// wise with the day clamped, then days, then the time part); false on
+// overflow.
+func TimestampPlus(v int64, iv arrow.MonthDayNanoInterval, u arrow.TimeUnit) (int64, bool) {
+	return tsPlus(v, iv, u)
+}
+
+// NegInterval negates iv; false when a field would overflow.
+func NegInterval(iv arrow.MonthDayNanoInterval) (arrow.MonthDayNanoInterval, bool) {
+	return negIval(iv)
+}
