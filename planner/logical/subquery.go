@@ -107,6 +107,9 @@ func (b *binder) topLevelSubquery(ec *exprCtx, c sqlparser.Expr) (bool, error) {
 		_, err = b.joinSubquery(ec, n, sq, jt, nil)
 		return true, err
 	case *sqlparser.ComparisonExpr:
+		if _, _, ok := quantifiedOperand(x.Right); ok {
+			return b.topLevelQuantified(ec, x)
+		}
 		sub, ok := x.Right.(*sqlparser.Subquery)
 		if !ok || (x.Operator != sqlparser.InStr && x.Operator != sqlparser.NotInStr) {
 			return false, nil
