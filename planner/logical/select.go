@@ -22,7 +22,16 @@ type subqMode struct {
 	preds []vec.Expr // over outer fields (as OuterRef) and this query's output (innerRef)
 	nOut  int        // visible output columns
 	agg   bool       // the subquery aggregates (one row per correlation key)
-	count bool       // its one output is a COUNT (0, not NULL, over no rows)
+	// scalar: bound as a scalar subquery (set by the caller); outerRel is
+	// the outer relation (for domain decorrelation, corrscalar.go).
+	scalar   bool
+	outerRel *relation
+	// grouped: the subquery has GROUP BY (several rows per key possible);
+	// empty: its one output over no rows (aggregate without GROUP BY; nil
+	// otherwise), see corrscalar.go.
+	grouped  bool
+	empty    vec.Expr
+	coalesce bool // the output is never NULL over rows: COALESCE(v, empty) suffices
 }
 
 // innerRef is a column of the subquery's output inside a correlated
@@ -140,17 +149,33 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		if sel.Distinct != "" || lim != nil {
 			return nil, unsupportedf("correlated subquery with DISTINCT or LIMIT")
 		}
-		for i, p := range corrPreds {
-			np, ex, err := liftInner(p, extra, hasAgg)
+		domain := false
+		for _, p := range corrPreds {
+			if sq.scalar && !plainCorrEq(p) {
+				domain = true
+			}
+		}
+		if domain {
+			n, ex, ps, err := b.domainJoin(sq, rel.node, corrPreds)
 			if err != nil {
 				return nil, err
 			}
-			corrPreds[i], extra = np, ex
+			rel.node, extra, corrPreds = n, ex, ps
+			sc.fields = rel.node.Schema()
+		} else {
+			for i, p := range corrPreds {
+				np, ex, err := liftInner(p, extra, hasAgg)
+				if err != nil {
+					return nil, err
+				}
+				corrPreds[i], extra = np, ex
+			}
 		}
 	}
 
 	var post *exprCtx // how select items bind
 	var agg *aggCtx
+	var having vec.Expr
 	win := &winCtx{}
 	if hasAgg {
 		agg = &aggCtx{in: &exprCtx{sc: &scope{fields: rel.node.Schema(), outer: outer, using: fi.using, corr: sc.corr}, what: "an aggregate argument", ctes: ctes}}
@@ -199,6 +224,7 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 				return nil, err
 			}
 			postRel.node = &Filter{Input: postRel.node, Pred: h}
+			having = h
 			post.sc.fields = postRel.node.Schema()
 			post.what = "the select list"
 		}
@@ -265,8 +291,32 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		keys = append(keys, b.sortKey(o, e))
 	}
 
+	if sq != nil && len(corrPreds) > 0 && hasAgg && len(sel.GroupBy) == 0 && len(exprs) == 1 && len(win.funcs) == 0 {
+		// the one value over no rows (corrscalar.go)
+		ev, err := emptyValue(exprs[0], len(agg.groups), agg.aggs)
+		if err != nil {
+			return nil, err
+		}
+		if having != nil {
+			hv, err := emptyValue(having, len(agg.groups), agg.aggs)
+			if err != nil {
+				return nil, err
+			}
+			if ev, err = vec.NewCase([]vec.Expr{hv}, []vec.Expr{ev}, nil); err != nil {
+				return nil, err
+			}
+		}
+		sq.empty = ev
+		if c, ok := exprs[0].(*vec.Column); ok && having == nil && !c.Null {
+			// a never-NULL aggregate (COUNT): COALESCE(v, empty value) does
+			sq.coalesce = true
+		}
+	}
 	// Windows go on top of the (aggregated) relation.
 	if len(win.funcs) > 0 {
+		if sq != nil && len(corrPreds) > 0 {
+			return nil, unsupportedf("window functions in a correlated subquery")
+		}
 		base := len(rel.node.Schema())
 		n, m, err := win.build(rel.node)
 		if err != nil {
@@ -343,11 +393,7 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 	}
 	if sq != nil {
 		sq.agg = hasAgg
-		if hasAgg && len(sel.GroupBy) == 0 && len(items) == 1 && items[0].expr != nil {
-			if f, ok := items[0].expr.(*sqlparser.FuncExpr); ok && f.Name.Lowered() == "count" {
-				sq.count = true
-			}
-		}
+		sq.grouped = len(sel.GroupBy) > 0
 		sq.nOut = nOut
 		for i, p := range corrPreds {
 			cp, err := vec.Transform(p, func(x vec.Expr) (vec.Expr, error) {

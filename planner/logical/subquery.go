@@ -1,6 +1,7 @@
 package logical
 
 import (
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
@@ -10,6 +11,11 @@ import (
 
 // subqueryPlan binds a subquery used in an expression of ec.
 func (b *binder) subqueryPlan(ec *exprCtx, ss sqlparser.SelectStatement) (Node, *subqMode, error) {
+	return b.subqueryPlanMode(ec, ss, false)
+}
+
+// subqueryPlanMode binds a subquery; scalar: used as a scalar value.
+func (b *binder) subqueryPlanMode(ec *exprCtx, ss sqlparser.SelectStatement, scalar bool) (Node, *subqMode, error) {
 	if ec.rel == nil || ec.rel.node == nil {
 		return nil, nil, unsupportedf("subqueries in %s", ec.what)
 	}
@@ -24,7 +30,7 @@ func (b *binder) subqueryPlan(ec *exprCtx, ss sqlparser.SelectStatement) (Node, 
 			}
 		}
 	}
-	sq := &subqMode{outer: ec.sc, corr: &correlation{}}
+	sq := &subqMode{outer: ec.sc, corr: &correlation{}, scalar: scalar, outerRel: ec.rel}
 	if sel, ok := q.Body.(*parse.Select); ok && len(q.With) == 0 {
 		n, err := b.selectSub(sel.Select, q.OrderBy, q.Limit, ec.sc, ec.ctes, sq)
 		return n, sq, err
@@ -190,28 +196,63 @@ func (b *binder) existsExpr(ec *exprCtx, x *sqlparser.ExistsExpr, negate bool) (
 }
 
 func (b *binder) scalarSubquery(ec *exprCtx, x *sqlparser.Subquery) (vec.Expr, error) {
-	n, sq, err := b.subqueryPlan(ec, x.Select)
+	n, sq, err := b.subqueryPlanMode(ec, x.Select, true)
 	if err != nil {
 		return nil, err
 	}
 	if sq.nOut != 1 {
 		return nil, invalidf("a scalar subquery must return one column, not %d", sq.nOut)
 	}
-	if len(sq.preds) > 0 && !sq.agg {
-		return nil, unsupportedf("correlated scalar subquery without an aggregate (it could return several rows per outer row)")
-	}
 	if len(sq.preds) == 0 {
 		n = &MaxOneRow{Input: n}
+		off, err := b.joinSubquery(ec, n, sq, exec.LeftJoin, nil)
+		if err != nil {
+			return nil, err
+		}
+		return ec.rel.node.Schema().Col(off), nil
 	}
+	// correlated (corrscalar.go)
+	check := !sq.agg || sq.grouped
+	present := !check && sq.empty != nil && !isNullLit(sq.empty)
+	if present && sq.coalesce {
+		off, err := b.joinSubquery(ec, n, sq, exec.LeftJoin, nil)
+		if err != nil {
+			return nil, err
+		}
+		v := ec.rel.node.Schema().Col(off)
+		ev, err := vec.ImplicitCast(sq.empty, v.Type())
+		if err != nil {
+			return nil, err
+		}
+		return vec.NewCall("COALESCE", []vec.Expr{v, ev})
+	}
+	if check {
+		n = singleRowed(n, len(n.Schema())-1)
+	} else if present {
+		n = withPresent(n)
+	}
+	nIn := len(n.Schema())
 	off, err := b.joinSubquery(ec, n, sq, exec.LeftJoin, nil)
 	if err != nil {
 		return nil, err
 	}
-	v := vec.Expr(ec.rel.node.Schema().Col(off))
-	if sq.count && len(sq.preds) > 0 {
-		// COUNT over no matching rows is 0, not the NULL of an unmatched outer join row.
-		zero, _ := vec.NumberLiteral("0")
-		return vec.NewCall("COALESCE", []vec.Expr{v, zero})
+	s := ec.rel.node.Schema()
+	v := vec.Expr(s.Col(off))
+	switch {
+	case check:
+		return &singleRow{N: s.Col(off + nIn - 1), V: v}, nil
+	case present:
+		miss, err := vec.NewIsBool(s.Col(off+nIn-1), true, true) // __present IS NOT TRUE
+		if err != nil {
+			return nil, err
+		}
+		ev := sq.empty
+		if !arrow.TypeEqual(ev.Type(), v.Type()) {
+			if ev, err = vec.ImplicitCast(ev, v.Type()); err != nil {
+				return nil, err
+			}
+		}
+		return vec.NewCase([]vec.Expr{miss}, []vec.Expr{ev}, v)
 	}
 	return v, nil
 }

@@ -33,9 +33,19 @@ func (p *Planner) join(ctx context.Context, j *logical.Join) (exec.Operator, err
 		keyTerms = splitAnd(j.InCond)
 		rest = splitAnd(j.On)
 	}
+	var ns []bool
+	anyNS := false
 	for _, c := range keyTerms {
 		if cmp, ok := c.(*vec.Compare); ok {
-			if a, b, eq := cmp.Equality(); eq {
+			a, b, eq := cmp.Equality()
+			nullSafe := false
+			if !eq && j.InCond == nil {
+				// a <=> b (the outer join of a domain-decorrelated
+				// scalar subquery): a NULL-safe key
+				a, b, nullSafe = cmp.NullSafeEquality()
+				eq = nullSafe
+			}
+			if eq {
 				sa, sb := sideOf(a, nl), sideOf(b, nl)
 				if sa == 1 && sb == 2 || sa == 2 && sb == 1 {
 					if sa == 2 {
@@ -44,12 +54,17 @@ func (p *Planner) join(ctx context.Context, j *logical.Join) (exec.Operator, err
 					a, b, err := unifyKeys(a, vec.Shift(b, -nl))
 					if err == nil {
 						lk, rk = append(lk, a), append(rk, b)
+						ns = append(ns, nullSafe)
+						anyNS = anyNS || nullSafe
 						continue
 					}
 				}
 			}
 		}
 		rest = append(rest, c)
+	}
+	if !anyNS {
+		ns = nil
 	}
 	var filter vec.Expr
 	if len(rest) == 1 {
@@ -100,9 +115,9 @@ func (p *Planner) join(ctx context.Context, j *logical.Join) (exec.Operator, err
 		if j.Type == exec.AntiJoin {
 			typ = exec.RightAntiJoin
 		}
-		return exec.NewHashJoin(r, l, typ, rk, lk, filter, nil)
+		return exec.NewHashJoin(r, l, typ, rk, lk, filter, ns)
 	}
-	return exec.NewHashJoin(l, r, j.Type, lk, rk, filter, nil)
+	return exec.NewHashJoin(l, r, j.Type, lk, rk, filter, ns)
 }
 
 // equiKey reports whether c is an equality with one side over each input
