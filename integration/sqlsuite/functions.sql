@@ -212,6 +212,8 @@ SELECT a.id FROM t4 a WHERE NOT EXISTS (SELECT 1 FROM t3 b WHERE b.k2 = a.k2 AND
 SELECT a.id FROM t4 a WHERE a.s IN (SELECT b.s FROM t3 b WHERE b.i < a.i);
 SELECT a.id, a.s NOT IN (SELECT b.s FROM t3 b WHERE b.i < a.i) AS n FROM t4 a;
 SELECT a.id, (SELECT b.s FROM t3 b WHERE b.id = a.id) AS s FROM t4 a;
+SELECT a.id, (SELECT b.id FROM t3 b WHERE b.k2 = a.k2) AS x FROM t4 a;
+SELECT a.id, (SELECT b.id FROM t3 b WHERE b.id < a.id AND b.id > a.id - 2) AS x FROM t4 a;
 SELECT a.k2, COUNT(*) AS c, (SELECT COUNT(*) FROM t3 b WHERE b.k2 = a.k2) AS c3 FROM t4 a GROUP BY a.k2;
 SELECT a.k2, COUNT(*) AS c FROM t4 a GROUP BY a.k2 HAVING COUNT(*) > (SELECT COUNT(*) FROM t3 b WHERE b.k2 = a.k2);
 SELECT a.id, CASE WHEN a.i > 0 THEN (SELECT MAX(b.d) FROM t3 b WHERE b.k2 = a.k2) END AS m FROM t4 a;
