@@ -213,6 +213,12 @@ SELECT a.id FROM t4 a WHERE a.s IN (SELECT b.s FROM t3 b WHERE b.i < a.i);
 SELECT a.id, a.s NOT IN (SELECT b.s FROM t3 b WHERE b.i < a.i) AS n FROM t4 a;
 SELECT a.id, (SELECT b.s FROM t3 b WHERE b.id = a.id) AS s FROM t4 a;
 SELECT a.id, (SELECT b.id FROM t3 b WHERE b.k2 = a.k2) AS x FROM t4 a;
+SELECT a.id, (SELECT b.id FROM t3 b WHERE b.k2 = a.k2 ORDER BY b.i DESC NULLS LAST, b.id LIMIT 1) AS x FROM t4 a;
+SELECT a.id, (SELECT b.id FROM t3 b WHERE b.k2 = a.k2 ORDER BY b.id LIMIT 1 OFFSET 2) AS x FROM t4 a;
+SELECT a.id, (SELECT DISTINCT b.k2 FROM t3 b WHERE b.k2 = a.k2) AS x FROM t4 a;
+SELECT a.id FROM t4 a WHERE a.i IN (SELECT b.i FROM t3 b WHERE b.id > a.id ORDER BY b.id LIMIT 3);
+-- known: a correlated reference inside a derived table of a subquery is not resolved (error)
+SELECT a.id, (SELECT SUM(c.d) FROM (SELECT b.d FROM t3 b WHERE b.k2 = a.k2 ORDER BY b.id LIMIT 5) c) AS x FROM t4 a;
 SELECT a.id, (SELECT b.id FROM t3 b WHERE b.id < a.id AND b.id > a.id - 2) AS x FROM t4 a;
 SELECT a.k2, COUNT(*) AS c, (SELECT COUNT(*) FROM t3 b WHERE b.k2 = a.k2) AS c3 FROM t4 a GROUP BY a.k2;
 SELECT a.k2, COUNT(*) AS c FROM t4 a GROUP BY a.k2 HAVING COUNT(*) > (SELECT COUNT(*) FROM t3 b WHERE b.k2 = a.k2);

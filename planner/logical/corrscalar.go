@@ -3,6 +3,7 @@ package logical
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/xwb1989/sqlparser"
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
@@ -121,6 +122,71 @@ func (b *binder) domainJoin(sq *subqMode, inner Node, preds []vec.Expr) (Node, [
 		outPreds[k] = c
 	}
 	return j, extra, outPreds, nil
+}
+
+// corrLimit applies LIMIT/OFFSET (after ORDER BY keys) per correlation
+// key to a correlated subquery's projection n (nOut visible columns, then
+// nKeys key columns): ROW_NUMBER() OVER (PARTITION BY keys ORDER BY ...)
+// kept in (offset, offset + limit].
+func (b *binder) corrLimit(n Node, keys []exec.SortKey, lim *sqlparser.Limit, nOut, nKeys int) (Node, error) {
+	fetch, off := int64(-1), int64(0)
+	var err error
+	if lim.Rowcount != nil {
+		if fetch, err = b.constInt(lim.Rowcount, "LIMIT"); err != nil {
+			return nil, err
+		}
+		if fetch < 0 {
+			return nil, unsupportedf("LIMIT ? in a correlated subquery")
+		}
+	}
+	if lim.Offset != nil {
+		if off, err = b.constInt(lim.Offset, "OFFSET"); err != nil {
+			return nil, err
+		}
+		if off < 0 {
+			return nil, unsupportedf("OFFSET ? in a correlated subquery")
+		}
+	}
+	s := n.Schema()
+	part := make([]vec.Expr, nKeys)
+	for k := range part {
+		part[k] = s.Col(nOut + k)
+	}
+	w := &Window{Input: n, PartitionBy: part, OrderBy: keys, Funcs: []exec.WindowFunc{{Func: "ROW_NUMBER", Name: "__rn"}}}
+	ws := w.Schema()
+	rn := ws.Col(len(ws) - 1)
+	var conds []vec.Expr
+	if off > 0 {
+		lo, err := vec.NumberLiteral(itoa(int(off)))
+		if err != nil {
+			return nil, err
+		}
+		c, err := vec.NewCompare(">", rn, lo)
+		if err != nil {
+			return nil, err
+		}
+		conds = append(conds, c)
+	}
+	if fetch >= 0 {
+		hi, err := vec.NumberLiteral(itoa(int(off + fetch)))
+		if err != nil {
+			return nil, err
+		}
+		c, err := vec.NewCompare("<=", rn, hi)
+		if err != nil {
+			return nil, err
+		}
+		conds = append(conds, c)
+	}
+	var out Node = w
+	if len(conds) > 0 {
+		pred, err := andAll(conds)
+		if err != nil {
+			return nil, err
+		}
+		out = &Filter{Input: w, Pred: pred}
+	}
+	return trim(out, len(s)), nil
 }
 
 // emptyValue is e (over an Aggregate's output: nGroups group keys, then

@@ -146,12 +146,11 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 	// Correlated inner columns become extra outputs (and group keys).
 	var extra []vec.Expr
 	if len(corrPreds) > 0 {
-		if sel.Distinct != "" || lim != nil {
-			return nil, unsupportedf("correlated subquery with DISTINCT or LIMIT")
-		}
 		domain := false
 		for _, p := range corrPreds {
-			if sq.scalar && !plainCorrEq(p) {
+			// a LIMIT applies per outer row: per key only when the keys
+			// are exactly the correlation (corrscalar.go)
+			if (sq.scalar || lim != nil) && !plainCorrEq(p) {
 				domain = true
 			}
 		}
@@ -382,11 +381,20 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 	if sel.Distinct != "" {
 		n = &Distinct{Input: n}
 	}
-	if len(keys) > 0 {
-		n = &Sort{Input: n, Keys: keys, Fetch: -1}
-	}
-	if n, err = b.limit(n, lim); err != nil {
-		return nil, err
+	if len(extra) > 0 {
+		// correlated: ORDER BY matters only with LIMIT, which applies per key
+		if lim != nil {
+			if n, err = b.corrLimit(n, keys, lim, nOut, len(extra)); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		if len(keys) > 0 {
+			n = &Sort{Input: n, Keys: keys, Fetch: -1}
+		}
+		if n, err = b.limit(n, lim); err != nil {
+			return nil, err
+		}
 	}
 	if len(all) > nVisible {
 		n = trim(n, nVisible)
