@@ -3,6 +3,7 @@ package logical
 import (
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
@@ -89,11 +90,95 @@ func (b *binder) quantCond(ec *exprCtx, op string, left sqlparser.Expr, sub *sql
 	s := n.Schema()
 	r := &vec.Column{Index: len(ec.rel.node.Schema()), Name: s[0].Name, T: s[0].Type, Null: s[0].Nullable}
 	typeParam(l, r)
+	if len(sq.preds) == 0 && op != "=" {
+		// uncorrelated: compare with the subquery's MIN/MAX instead of
+		// every row (quantAgg)
+		e, err := b.quantAgg(ec, op, l, n, sq)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if all {
+			if e, err = vec.NewNot(e); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		return nil, sq, e, nil
+	}
 	c, err := vec.NewCompare(op, l, r)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	return n, sq, c, nil
+}
+
+// quantAgg is x op ANY (q) for an uncorrelated q and op one of < <= > >=
+// <>: q is aggregated to one row (MIN(y), MAX(y), COUNT(*), COUNT(y)),
+// left joined (a cross join with one row), and
+//
+//	CASE WHEN COUNT(*) = 0 THEN FALSE
+//	     WHEN x op MAX(y) (<, <=) | x op MIN(y) (>, >=) | x <> MIN(y) OR x <> MAX(y) (<>) THEN TRUE
+//	     WHEN COUNT(y) < COUNT(*) OR x IS NULL THEN NULL
+//	     ELSE FALSE END
+//
+// is the three-valued OR over the rows.
+func (b *binder) quantAgg(ec *exprCtx, op string, l vec.Expr, n Node, sq *subqMode) (vec.Expr, error) {
+	s := n.Schema()
+	y := s.Col(0)
+	aggs := []exec.AggExpr{{Func: "MIN", Args: []vec.Expr{y}}, {Func: "MAX", Args: []vec.Expr{y}}, {Func: "COUNT_STAR"}, {Func: "COUNT", Args: []vec.Expr{y}}}
+	i64 := arrow.PrimitiveTypes.Int64
+	as := Schema{
+		{Name: "__min", Type: s[0].Type, Nullable: true, Hidden: true},
+		{Name: "__max", Type: s[0].Type, Nullable: true, Hidden: true},
+		{Name: "__count", Type: i64, Hidden: true},
+		{Name: "__count_y", Type: i64, Hidden: true},
+	}
+	off, err := b.joinSubquery(ec, &Aggregate{Input: n, Aggs: aggs, S: as}, sq, exec.LeftJoin, nil)
+	if err != nil {
+		return nil, err
+	}
+	js := ec.rel.node.Schema()
+	mn, mx, cnt, cntY := js.Col(off), js.Col(off+1), js.Col(off+2), js.Col(off+3)
+	var hit vec.Expr
+	switch op {
+	case "<", "<=":
+		hit, err = vec.NewCompare(op, l, mx)
+	case ">", ">=":
+		hit, err = vec.NewCompare(op, l, mn)
+	case "<>", "!=":
+		var a, c vec.Expr
+		if a, err = vec.NewCompare("<>", l, mn); err == nil {
+			if c, err = vec.NewCompare("<>", l, mx); err == nil {
+				hit, err = vec.NewOr(a, c)
+			}
+		}
+	default:
+		return nil, unsupportedf("%s ANY (subquery)", op)
+	}
+	if err != nil {
+		return nil, err
+	}
+	zero, err := vec.NumberLiteral("0")
+	if err != nil {
+		return nil, err
+	}
+	empty, err := vec.NewCompare("=", cnt, zero)
+	if err != nil {
+		return nil, err
+	}
+	someNull, err := vec.NewCompare("<", cntY, cnt)
+	if err != nil {
+		return nil, err
+	}
+	xNull, err := vec.NewIsNull(l, false)
+	if err != nil {
+		return nil, err
+	}
+	unknown, err := vec.NewOr(someNull, xNull)
+	if err != nil {
+		return nil, err
+	}
+	f, t, null := vec.BoolLiteral(false), vec.BoolLiteral(true), vec.NullLiteral(arrow.FixedWidthTypes.Boolean)
+	return vec.NewCase([]vec.Expr{empty, hit, unknown}, []vec.Expr{f, t, null}, f)
 }
 
 // quantified binds x op ANY|ALL (q) anywhere: a mark join (three-valued).
@@ -104,6 +189,9 @@ func (b *binder) quantified(ec *exprCtx, op string, left sqlparser.Expr, sub *sq
 	n, sq, c, err := b.quantCond(ec, op, left, sub, all)
 	if err != nil {
 		return nil, err
+	}
+	if n == nil {
+		return c, nil // uncorrelated, already joined (quantAgg)
 	}
 	if _, err := b.joinSubquery(ec, n, sq, exec.MarkJoin, c); err != nil {
 		return nil, err
@@ -126,6 +214,11 @@ func (b *binder) topLevelQuantified(ec *exprCtx, x *sqlparser.ComparisonExpr) (b
 	n, sq, c, err := b.quantCond(ec, x.Operator, x.Left, sub, all)
 	if err != nil {
 		return true, err
+	}
+	if n == nil {
+		// uncorrelated, already joined (quantAgg): a filter
+		ec.rel.node = &Filter{Input: ec.rel.node, Pred: c}
+		return true, nil
 	}
 	jt := exec.SemiJoin
 	if all {
