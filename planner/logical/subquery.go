@@ -1,6 +1,8 @@
 package logical
 
 import (
+	"strconv"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/xwb1989/sqlparser"
 
@@ -12,6 +14,24 @@ import (
 // subqueryPlan binds a subquery used in an expression of ec.
 func (b *binder) subqueryPlan(ec *exprCtx, ss sqlparser.SelectStatement) (Node, *subqMode, error) {
 	return b.subqueryPlanMode(ec, ss, false)
+}
+
+// existsPlan binds the subquery of [NOT] EXISTS: a constant LIMIT n > 0
+// without OFFSET changes nothing there and is dropped.
+func (b *binder) existsPlan(ec *exprCtx, ss sqlparser.SelectStatement) (Node, *subqMode, error) {
+	if sel, ok := ss.(*sqlparser.Select); ok && sel.Limit != nil && sel.Limit.Offset == nil && sel.Limit.Rowcount != nil {
+		if v, ok := sel.Limit.Rowcount.(*sqlparser.SQLVal); ok && v.Type == sqlparser.IntVal && positiveInt(string(v.Val)) {
+			cp := *sel
+			cp.Limit = nil
+			ss = &cp
+		}
+	}
+	return b.subqueryPlan(ec, ss)
+}
+
+func positiveInt(s string) bool {
+	n, err := strconv.ParseInt(s, 10, 64)
+	return err == nil && n > 0
 }
 
 // subqueryPlanMode binds a subquery; scalar: used as a scalar value.
@@ -102,7 +122,7 @@ func (b *binder) topLevelSubquery(ec *exprCtx, c sqlparser.Expr) (bool, error) {
 	}
 	switch x := c.(type) {
 	case *sqlparser.ExistsExpr:
-		n, sq, err := b.subqueryPlan(ec, x.Subquery.Select)
+		n, sq, err := b.existsPlan(ec, x.Subquery.Select)
 		if err != nil {
 			return true, err
 		}
@@ -177,7 +197,7 @@ func (b *binder) inSubquery(ec *exprCtx, left sqlparser.Expr, sub *sqlparser.Sub
 }
 
 func (b *binder) existsExpr(ec *exprCtx, x *sqlparser.ExistsExpr, negate bool) (vec.Expr, error) {
-	n, sq, err := b.subqueryPlan(ec, x.Subquery.Select)
+	n, sq, err := b.existsPlan(ec, x.Subquery.Select)
 	if err != nil {
 		return nil, err
 	}
