@@ -216,6 +216,9 @@ SELECT a.id, (SELECT b.id FROM t3 b WHERE b.k2 = a.k2) AS x FROM t4 a;
 SELECT a.id, (SELECT b.id FROM t3 b WHERE b.k2 = a.k2 ORDER BY b.i DESC NULLS LAST, b.id LIMIT 1) AS x FROM t4 a;
 SELECT a.id, (SELECT b.id FROM t3 b WHERE b.k2 = a.k2 ORDER BY b.id LIMIT 1 OFFSET 2) AS x FROM t4 a;
 SELECT a.id, (SELECT DISTINCT b.k2 FROM t3 b WHERE b.k2 = a.k2) AS x FROM t4 a;
+SELECT a.id, (SELECT COUNT(*) + a.i FROM t3 b WHERE b.k2 = a.k2) AS x, (SELECT MAX(b.i) - a.i FROM t3 b WHERE b.k2 = a.k2 AND b.id < a.id) AS y FROM t4 a;
+SELECT a.id, (SELECT COUNT(*) FROM t3 b WHERE b.k2 = a.k2 HAVING COUNT(*) > a.i) AS x FROM t4 a;
+SELECT a.id, (SELECT b.id FROM t3 b WHERE b.k2 = a.k2 ORDER BY ABS(b.i - a.i), b.id LIMIT 1) AS x FROM t4 a;
 SELECT a.id FROM t4 a WHERE a.i IN (SELECT b.i FROM t3 b WHERE b.id > a.id ORDER BY b.id LIMIT 3);
 -- known: a correlated reference inside a derived table of a subquery is not resolved (error)
 SELECT a.id, (SELECT SUM(c.d) FROM (SELECT b.d FROM t3 b WHERE b.k2 = a.k2 ORDER BY b.id LIMIT 5) c) AS x FROM t4 a;

@@ -57,7 +57,7 @@ func plainCorrEq(p vec.Expr) bool {
 // outer columns preds read) on preds; it returns the join, D's columns in
 // it (the subquery's keys) and the predicates for the outer join (outer
 // column <=> key k, as innerRef k).
-func (b *binder) domainJoin(sq *subqMode, inner Node, preds []vec.Expr) (Node, []vec.Expr, []vec.Expr, error) {
+func (b *binder) domainJoin(sq *subqMode, inner Node, preds []vec.Expr, outerCols []int) (Node, []vec.Expr, []vec.Expr, error) {
 	if sq.outerRel == nil || sq.outerRel.node == nil {
 		return nil, nil, nil, unsupportedf("correlated scalar subquery here")
 	}
@@ -65,6 +65,12 @@ func (b *binder) domainJoin(sq *subqMode, inner Node, preds []vec.Expr) (Node, [
 	os := outer.Schema()
 	var refs []*OuterRef
 	pos := map[int]int{}
+	for _, i := range outerCols {
+		if _, seen := pos[i]; !seen && i < len(os) && i < len(sq.outer.fields) {
+			pos[i] = len(refs)
+			refs = append(refs, &OuterRef{Index: i, F: sq.outer.fields[i], Depth: 1})
+		}
+	}
 	for _, p := range preds {
 		vec.Walk(p, func(x vec.Expr) bool {
 			if r, ok := x.(*OuterRef); ok {
@@ -105,9 +111,12 @@ func (b *binder) domainJoin(sq *subqMode, inner Node, preds []vec.Expr) (Node, [
 		}
 		on[i] = c
 	}
-	cond, err := andAll(on)
-	if err != nil {
-		return nil, nil, nil, err
+	var cond vec.Expr
+	if len(on) > 0 {
+		var err error
+		if cond, err = andAll(on); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	j := &Join{Left: inner, Right: d, Type: exec.InnerJoin, On: cond}
 	js := j.Schema()
@@ -121,6 +130,7 @@ func (b *binder) domainJoin(sq *subqMode, inner Node, preds []vec.Expr) (Node, [
 		}
 		outPreds[k] = c
 	}
+	sq.domainRefs = refs
 	return j, extra, outPreds, nil
 }
 
@@ -192,7 +202,7 @@ func (b *binder) corrLimit(n Node, keys []exec.SortKey, lim *sqlparser.Limit, nO
 // emptyValue is e (over an Aggregate's output: nGroups group keys, then
 // aggs) with every aggregate replaced by its value over no rows (COUNT:
 // 0, others NULL) and group keys by NULL.
-func emptyValue(e vec.Expr, nGroups int, aggs []exec.AggExpr) (vec.Expr, error) {
+func emptyValue(e vec.Expr, nGroups int, aggs []exec.AggExpr, keyVals map[int]vec.Expr) (vec.Expr, error) {
 	return vec.Transform(e, func(x vec.Expr) (vec.Expr, error) {
 		c, ok := x.(*vec.Column)
 		if !ok {
@@ -208,8 +218,49 @@ func emptyValue(e vec.Expr, nGroups int, aggs []exec.AggExpr) (vec.Expr, error) 
 				return vec.ImplicitCast(zero, c.T)
 			}
 		}
+		if v, ok := keyVals[c.Index]; ok {
+			return v, nil
+		}
 		return vec.NullLiteral(c.T), nil
 	})
+}
+
+// outerColsOutsideWhere lists the outer columns (indexes in outer's
+// fields) that names in sel's select list, GROUP BY, HAVING and ORDER BY
+// (outside nested subqueries) resolve to, inner columns shadowing them. A
+// name that is in fact a select alias may add a column D does not need;
+// that only widens D.
+func outerColsOutsideWhere(sel *sqlparser.Select, ob sqlparser.OrderBy, sc, outer *scope) []int {
+	if outer == nil {
+		return nil
+	}
+	var out []int
+	seen := map[int]bool{}
+	visit := func(n sqlparser.SQLNode) {
+		_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+			switch x := n.(type) {
+			case *sqlparser.Subquery:
+				return false, nil
+			case *sqlparser.ColName:
+				qual, name := x.Qualifier.Name.String(), x.Name.String()
+				if i, err := sc.resolve(qual, name); err != nil || i >= 0 {
+					return true, nil
+				}
+				if i, err := outer.resolve(qual, name); err == nil && i >= 0 && !seen[i] {
+					seen[i] = true
+					out = append(out, i)
+				}
+			}
+			return true, nil
+		}, n)
+	}
+	visit(sel.SelectExprs)
+	visit(sel.GroupBy)
+	if sel.Having != nil {
+		visit(sel.Having)
+	}
+	visit(ob)
+	return out
 }
 
 // isNullLit reports whether e is a NULL literal.

@@ -32,6 +32,8 @@ type subqMode struct {
 	grouped  bool
 	empty    vec.Expr
 	coalesce bool // the output is never NULL over rows: COALESCE(v, empty) suffices
+	// domainRefs: the outer columns of D (domain decorrelation), in D's order
+	domainRefs []*OuterRef
 }
 
 // innerRef is a column of the subquery's output inside a correlated
@@ -143,10 +145,17 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		}
 	}
 
+	// Outer columns read outside WHERE (select list, GROUP BY, HAVING,
+	// ORDER BY) of a scalar subquery: domain decorrelation binds them.
+	var outerCols []int
+	if sq != nil && sq.scalar {
+		outerCols = outerColsOutsideWhere(sel, ob, sc, outer)
+	}
+
 	// Correlated inner columns become extra outputs (and group keys).
 	var extra []vec.Expr
-	if len(corrPreds) > 0 {
-		domain := false
+	if len(corrPreds) > 0 || len(outerCols) > 0 {
+		domain := len(outerCols) > 0
 		for _, p := range corrPreds {
 			// a LIMIT applies per outer row: per key only when the keys
 			// are exactly the correlation (corrscalar.go)
@@ -155,12 +164,16 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 			}
 		}
 		if domain {
-			n, ex, ps, err := b.domainJoin(sq, rel.node, corrPreds)
+			n, ex, ps, err := b.domainJoin(sq, rel.node, corrPreds, outerCols)
 			if err != nil {
 				return nil, err
 			}
 			rel.node, extra, corrPreds = n, ex, ps
 			sc.fields = rel.node.Schema()
+			sc.corr.domain = map[int]vec.Expr{}
+			for k, r := range sq.domainRefs {
+				sc.corr.domain[r.Index] = extra[k]
+			}
 		} else {
 			for i, p := range corrPreds {
 				np, ex, err := liftInner(p, extra, hasAgg)
@@ -292,12 +305,16 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 
 	if sq != nil && len(corrPreds) > 0 && hasAgg && len(sel.GroupBy) == 0 && len(exprs) == 1 && len(win.funcs) == 0 {
 		// the one value over no rows (corrscalar.go)
-		ev, err := emptyValue(exprs[0], len(agg.groups), agg.aggs)
+		keyVals := map[int]vec.Expr{} // group key index → its outer column
+		for k, r := range sq.domainRefs {
+			keyVals[len(agg.groups)-len(extra)+k] = r
+		}
+		ev, err := emptyValue(exprs[0], len(agg.groups), agg.aggs, keyVals)
 		if err != nil {
 			return nil, err
 		}
 		if having != nil {
-			hv, err := emptyValue(having, len(agg.groups), agg.aggs)
+			hv, err := emptyValue(having, len(agg.groups), agg.aggs, keyVals)
 			if err != nil {
 				return nil, err
 			}

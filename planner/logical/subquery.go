@@ -63,6 +63,17 @@ func (b *binder) subqueryPlanMode(ec *exprCtx, ss sqlparser.SelectStatement, sca
 	return n, sq, nil
 }
 
+// outerCols turns the OuterRefs of e into columns of the outer relation
+// (whose columns keep their indexes in the join).
+func outerCols(e vec.Expr) (vec.Expr, error) {
+	return vec.Transform(e, func(x vec.Expr) (vec.Expr, error) {
+		if r, ok := x.(*OuterRef); ok {
+			return &vec.Column{Index: r.Index, Name: r.String()[len("outer."):], T: r.F.Type, Null: r.F.Nullable}, nil
+		}
+		return x, nil
+	})
+}
+
 // joinSubquery joins ec's relation with a subquery plan; cond (over the
 // outer schema followed by the subquery's) is ANDed with the correlation.
 func (b *binder) joinSubquery(ec *exprCtx, n Node, sq *subqMode, jt exec.JoinType, cond vec.Expr) (int, error) {
@@ -240,8 +251,11 @@ func (b *binder) scalarSubquery(ec *exprCtx, x *sqlparser.Subquery) (vec.Expr, e
 			return nil, err
 		}
 		v := ec.rel.node.Schema().Col(off)
-		ev, err := vec.ImplicitCast(sq.empty, v.Type())
+		ev, err := outerCols(sq.empty)
 		if err != nil {
+			return nil, err
+		}
+		if ev, err = vec.ImplicitCast(ev, v.Type()); err != nil {
 			return nil, err
 		}
 		return vec.NewCall("COALESCE", []vec.Expr{v, ev})
@@ -266,7 +280,10 @@ func (b *binder) scalarSubquery(ec *exprCtx, x *sqlparser.Subquery) (vec.Expr, e
 		if err != nil {
 			return nil, err
 		}
-		ev := sq.empty
+		ev, err := outerCols(sq.empty)
+		if err != nil {
+			return nil, err
+		}
 		if !arrow.TypeEqual(ev.Type(), v.Type()) {
 			if ev, err = vec.ImplicitCast(ev, v.Type()); err != nil {
 				return nil, err
