@@ -143,7 +143,7 @@ func TestSQLGen(t *testing.T) {
 		words := []string{"LEFT JOIN", "RIGHT JOIN", "FULL", "CROSS JOIN", "USING (", "NOT IN (SELECT", "NOT EXISTS", "EXISTS (", "(SELECT COUNT(*)",
 			"GROUP BY", "HAVING", "COUNT(DISTINCT", "DISTINCT", "UNION ALL", "INTERSECT", "EXCEPT", "ROW_NUMBER()", "RANK()", "DENSE_RANK()",
 			"OVER (", "ORDER BY", "LIMIT", "OFFSET", "BETWEEN", "LIKE", "IS NULL", "CASE WHEN", "COALESCE(", "AVG(", "MIN(", "MAX(", "SUM(", " OR ", "NOT ",
-			") AS x", "DATE '", "TIMESTAMP '"}
+			") AS x", "DATE '", "TIMESTAMP '", " ANY (SELECT", " ALL (SELECT", "COUNT(*) + 1"}
 		for range 2000 {
 			q := full.Next().SQL
 			for _, w := range words {

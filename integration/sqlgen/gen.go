@@ -24,6 +24,8 @@ type Features struct {
 	Subqueries  bool // IN / NOT IN / EXISTS / NOT EXISTS (uncorrelated)
 	Correlated  bool // correlated EXISTS / IN / scalar subqueries
 	Scalar      bool // scalar subqueries
+	Quantified  bool // x op ANY|SOME|ALL (subquery), correlated or not
+	CorrNonEqui bool // correlations with non-equality conditions; scalar subqueries over expressions of aggregates
 	Derived     bool // derived tables in FROM
 	GroupBy     bool // GROUP BY with COUNT/SUM/MIN/MAX/AVG
 	Having      bool
@@ -51,7 +53,7 @@ type Features struct {
 // AllFeatures is the full mix.
 func AllFeatures() Features {
 	return Features{Joins: true, OuterJoins: true, CrossJoins: true, Using: true, JoinExtras: true,
-		Subqueries: true, Correlated: true, Scalar: true, Derived: true, GroupBy: true, Having: true,
+		Subqueries: true, Correlated: true, Scalar: true, Quantified: true, CorrNonEqui: true, Derived: true, GroupBy: true, Having: true,
 		CountDist: true, Distinct: true, SetOps: true, Windows: true, OrderBy: true, NullsOrder: true,
 		Case: true, Coalesce: true, Like: true, Between: true, InList: true, IsNull: true,
 		Arithmetic: true, Decimals: true, Floats: true, Dates: true, Booleans: true, Strings: true, Disjunction: true}
@@ -323,6 +325,9 @@ func (g *Generator) subTable() (Table, string, *scope) {
 
 // subqueryPred is IN / NOT IN / EXISTS / NOT EXISTS, correlated or not.
 func (g *Generator) subqueryPred(outer *scope) string {
+	if g.F.Quantified && g.p(25) {
+		return g.quantifiedPred(outer)
+	}
 	t, a, inner := g.subTable()
 	corr := g.F.Correlated && (!g.F.Subqueries || g.p(50))
 	where := ""
@@ -334,6 +339,13 @@ func (g *Generator) subqueryPred(outer *scope) string {
 		o := g.keyRef(outer)
 		if o != nil {
 			c := a + "." + pick(g, []string{"k", "k2", "id"}) + " = " + o.expr
+			if where != "" {
+				where = c + " AND " + where
+			} else {
+				where = c
+			}
+		}
+		if c := g.nonEquiCorr(outer, a); c != "" {
 			if where != "" {
 				where = c + " AND " + where
 			} else {
@@ -369,6 +381,52 @@ func (g *Generator) subqueryPred(outer *scope) string {
 	return pick(g, outs).expr + " " + not + "IN (SELECT " + pick(g, ins).expr + " FROM " + t.Name + " " + a + wh + ")"
 }
 
+// nonEquiCorr is, sometimes, a non-equality correlation a.i op outer_int
+// ("" otherwise or without the feature).
+func (g *Generator) nonEquiCorr(outer *scope, a string) string {
+	if !g.F.CorrNonEqui || !g.p(35) {
+		return ""
+	}
+	outs := outer.of(TInt)
+	if len(outs) == 0 {
+		return ""
+	}
+	return a + "." + pick(g, []string{"i", "k2", "id"}) + " " + pick(g, []string{"<", "<=", ">", ">=", "<>"}) + " " + pick(g, outs).expr
+}
+
+// quantifiedPred is x op ANY|SOME|ALL (SELECT y FROM t a [WHERE ...]),
+// sometimes correlated.
+func (g *Generator) quantifiedPred(outer *scope) string {
+	t, a, inner := g.subTable()
+	var conds []string
+	if g.F.Correlated && g.p(50) {
+		if o := g.keyRef(outer); o != nil {
+			conds = append(conds, a+"."+pick(g, []string{"k", "k2"})+" = "+o.expr)
+		}
+		if c := g.nonEquiCorr(outer, a); c != "" {
+			conds = append(conds, c)
+		}
+	}
+	if g.p(50) {
+		conds = append(conds, g.atom(inner, 0))
+	}
+	wh := ""
+	if len(conds) > 0 {
+		wh = " WHERE " + strings.Join(conds, " AND ")
+	}
+	outs, ins := outer.of(TInt), inner.of(TInt)
+	if len(outs) == 0 || len(ins) == 0 {
+		return "EXISTS (SELECT 1 FROM " + t.Name + " " + a + wh + ")"
+	}
+	op := pick(g, []string{"=", "<>", "<", "<=", ">", ">="})
+	q := pick(g, []string{"ANY", "SOME", "ALL"})
+	not := ""
+	if g.F.Disjunction && g.p(25) {
+		not = "NOT "
+	}
+	return not + "(" + pick(g, outs).expr + " " + op + " " + q + " (SELECT " + pick(g, ins).expr + " FROM " + t.Name + " " + a + wh + "))"
+}
+
 // keyRef is a join-key column of sc (k, k2 or id), or nil.
 func (g *Generator) keyRef(sc *scope) *ref {
 	var ks []ref
@@ -392,6 +450,9 @@ func (g *Generator) scalarSubquery(outer *scope) string {
 		if o := g.keyRef(outer); o != nil {
 			conds = append(conds, a+"."+pick(g, []string{"k", "k2"})+" = "+o.expr)
 		}
+		if c := g.nonEquiCorr(outer, a); c != "" {
+			conds = append(conds, c)
+		}
 	}
 	if g.p(40) {
 		conds = append(conds, g.atom(inner, 0))
@@ -401,6 +462,10 @@ func (g *Generator) scalarSubquery(outer *scope) string {
 		wh = " WHERE " + strings.Join(conds, " AND ")
 	}
 	agg := pick(g, []string{"COUNT(*)", "MAX(" + a + ".i)", "MIN(" + a + ".b)", "SUM(" + a + ".k2)", "COUNT(" + a + ".i)"})
+	if g.F.CorrNonEqui && g.p(25) {
+		// the value over no rows is not NULL (the COUNT bug, generalised)
+		agg = pick(g, []string{"COUNT(*) + 1", "COALESCE(SUM(" + a + ".k2), 0)", "COUNT(" + a + ".i) * 2"})
+	}
 	return "(SELECT " + agg + " FROM " + t.Name + " " + a + wh + ")"
 }
 

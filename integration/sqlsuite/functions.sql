@@ -207,13 +207,37 @@ SELECT a.id, b.id AS bid FROM t4 a JOIN t3 b ON a.i IS NOT DISTINCT FROM b.i WHE
 SELECT a.id FROM t4 a WHERE a.s IN (SELECT s FROM t3 WHERE t3.k2 = a.k2);
 SELECT a.id FROM t4 a WHERE NOT EXISTS (SELECT 1 FROM t3 b WHERE b.i = a.i);
 SELECT a.id, (SELECT SUM(b.d) FROM t3 b WHERE b.k2 = a.k2) AS s FROM t4 a;
--- known: correlated subquery with a non-equality outer condition is ErrUnsupported
 SELECT a.id, (SELECT COUNT(*) FROM t3 b WHERE b.s = a.s AND b.i > a.i) AS c FROM t4 a;
 SELECT id FROM t4 a WHERE i > (SELECT AVG(i) FROM t3 b WHERE b.k2 = a.k2);
--- known: x > ANY (subquery) is ErrUnsupported (only = ANY and <> ALL)
 SELECT id FROM t4 a WHERE i > ANY (SELECT i FROM t3 WHERE id < 10);
--- known: x >= ALL (subquery) is ErrUnsupported (only = ANY and <> ALL)
 SELECT id FROM t4 a WHERE i >= ALL (SELECT i FROM t3 WHERE i IS NOT NULL);
+SELECT id, i > ANY (SELECT i FROM t3 WHERE id < 10) AS a, i < ALL (SELECT i FROM t3 WHERE id < 10) AS b, i <> ANY (SELECT i FROM t3 WHERE id < 4) AS c, i = ALL (SELECT i FROM t3 WHERE id < 4) AS d FROM t4;
+SELECT id, i <= ALL (SELECT i FROM t3 WHERE id > 100000) AS e, i >= SOME (SELECT i FROM t3 WHERE id > 100000) AS f FROM t4;
+SELECT id FROM t4 a WHERE i >= ALL (SELECT i FROM t3 WHERE t3.k2 = a.k2);
+SELECT id FROM t4 a WHERE i < ANY (SELECT i FROM t3 WHERE t3.k2 = a.k2 AND t3.id <> a.id);
+SELECT id, i > ALL (SELECT b.i FROM t3 b WHERE b.s = a.s) AS g, i <= ANY (SELECT b.i FROM t3 b WHERE b.id < a.id) AS h FROM t4 a;
+SELECT id FROM t4 a WHERE NOT (i <> ALL (SELECT i FROM t3 WHERE t3.k2 = a.k2));
+SELECT a.id, (SELECT COUNT(*) FROM t3 b WHERE b.i < a.i) AS c, (SELECT SUM(b.d) FROM t3 b WHERE b.k2 = a.k2 AND b.id < a.id) AS s FROM t4 a;
+SELECT a.id, (SELECT COUNT(b.i) + 1 FROM t3 b WHERE b.k2 = a.k2) AS c, (SELECT COALESCE(MAX(b.i), -1) FROM t3 b WHERE b.k2 = a.k2 AND b.s = a.s) AS m FROM t4 a;
+SELECT a.id FROM t4 a WHERE EXISTS (SELECT 1 FROM t3 b WHERE b.k2 = a.k2 AND b.i > a.i);
+SELECT a.id FROM t4 a WHERE NOT EXISTS (SELECT 1 FROM t3 b WHERE b.k2 = a.k2 AND b.i > a.i);
+SELECT a.id FROM t4 a WHERE a.s IN (SELECT b.s FROM t3 b WHERE b.i < a.i);
+SELECT a.id, a.s NOT IN (SELECT b.s FROM t3 b WHERE b.i < a.i) AS n FROM t4 a;
+SELECT a.id, (SELECT b.s FROM t3 b WHERE b.id = a.id) AS s FROM t4 a;
+SELECT a.id, (SELECT b.id FROM t3 b WHERE b.k2 = a.k2) AS x FROM t4 a;
+SELECT a.id, (SELECT b.id FROM t3 b WHERE b.k2 = a.k2 ORDER BY b.i DESC NULLS LAST, b.id LIMIT 1) AS x FROM t4 a;
+SELECT a.id, (SELECT b.id FROM t3 b WHERE b.k2 = a.k2 ORDER BY b.id LIMIT 1 OFFSET 2) AS x FROM t4 a;
+SELECT a.id, (SELECT DISTINCT b.k2 FROM t3 b WHERE b.k2 = a.k2) AS x FROM t4 a;
+SELECT a.id, (SELECT COUNT(*) + a.i FROM t3 b WHERE b.k2 = a.k2) AS x, (SELECT MAX(b.i) - a.i FROM t3 b WHERE b.k2 = a.k2 AND b.id < a.id) AS y FROM t4 a;
+SELECT a.id, (SELECT COUNT(*) FROM t3 b WHERE b.k2 = a.k2 HAVING COUNT(*) > a.i) AS x FROM t4 a;
+SELECT a.id, (SELECT b.id FROM t3 b WHERE b.k2 = a.k2 ORDER BY ABS(b.i - a.i), b.id LIMIT 1) AS x FROM t4 a;
+SELECT a.id FROM t4 a WHERE a.i IN (SELECT b.i FROM t3 b WHERE b.id > a.id ORDER BY b.id LIMIT 3);
+-- known: a correlated reference inside a derived table of a subquery is not resolved (error)
+SELECT a.id, (SELECT SUM(c.d) FROM (SELECT b.d FROM t3 b WHERE b.k2 = a.k2 ORDER BY b.id LIMIT 5) c) AS x FROM t4 a;
+SELECT a.id, (SELECT b.id FROM t3 b WHERE b.id < a.id AND b.id > a.id - 2) AS x FROM t4 a;
+SELECT a.k2, COUNT(*) AS c, (SELECT COUNT(*) FROM t3 b WHERE b.k2 = a.k2) AS c3 FROM t4 a GROUP BY a.k2;
+SELECT a.k2, COUNT(*) AS c FROM t4 a GROUP BY a.k2 HAVING COUNT(*) > (SELECT COUNT(*) FROM t3 b WHERE b.k2 = a.k2);
+SELECT a.id, CASE WHEN a.i > 0 THEN (SELECT MAX(b.d) FROM t3 b WHERE b.k2 = a.k2) END AS m FROM t4 a;
 
 -- literals and misc
 SELECT 1 AS a, 'x' AS b, NULL AS c, TRUE AS d, 1.5 AS e, 1e2 AS f, DATE '2024-01-01' AS g, TIMESTAMP '2024-01-01 12:00:00' AS h;

@@ -114,8 +114,21 @@ SELECT p_partkey FROM part WHERE p_size > 48 AND NOT EXISTS (SELECT 1 FROM linei
 
 SELECT n_name FROM nation WHERE n_nationkey NOT IN (SELECT c_nationkey FROM customer WHERE c_acctbal > 9900);
 
--- known: correlated scalar subquery without an aggregate is ErrUnsupported
 SELECT n_name, (SELECT r_name FROM region WHERE r_regionkey = n_regionkey) AS r FROM nation;
+
+SELECT s_name, (SELECT n_name FROM nation WHERE n_nationkey = s_nationkey) AS n FROM supplier WHERE s_suppkey < 20;
+
+SELECT p_partkey FROM part WHERE p_partkey < 300 AND p_retailprice > ALL (SELECT ps_supplycost * 2 FROM partsupp WHERE ps_partkey = p_partkey);
+
+SELECT o_orderkey FROM orders WHERE o_custkey < 60 AND o_totalprice >= ALL (SELECT o2.o_totalprice FROM orders o2 WHERE o2.o_custkey = orders.o_custkey);
+
+SELECT c_custkey, (SELECT COUNT(*) FROM orders WHERE o_custkey = c_custkey AND o_totalprice > c_acctbal * 20) AS c FROM customer WHERE c_custkey < 100;
+
+SELECT n_name, n_nationkey > ANY (SELECT r_regionkey * 5 FROM region) AS a, n_nationkey < ALL (SELECT r_regionkey * 5 FROM region WHERE r_regionkey > 0) AS b FROM nation;
+
+SELECT c_custkey FROM customer WHERE c_custkey < 200 AND c_acctbal > (SELECT AVG(c2.c_acctbal) FROM customer c2 WHERE c2.c_nationkey = customer.c_nationkey AND c2.c_custkey < customer.c_custkey);
+
+SELECT o_orderkey, (SELECT MAX(l_shipdate) FROM lineitem WHERE l_orderkey = o_orderkey AND l_shipdate < o_orderdate + INTERVAL 30 DAY) AS d FROM orders WHERE o_orderkey < 200;
 
 SELECT c_custkey FROM customer WHERE c_custkey < 100 AND c_acctbal > (SELECT AVG(o_totalprice) / 20 FROM orders WHERE o_custkey = c_custkey);
 

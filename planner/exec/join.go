@@ -64,6 +64,12 @@ type HashJoin struct {
 	LeftKeys, RightKeys []vec.Expr // equi-join keys over each side's own schema, same types pairwise
 	Filter              vec.Expr   // optional condition over the joined row (left columns then right columns)
 	NullSafe            []bool     // per key: NULL matches NULL; nil = none
+	// MarkFilter (mark joins only): the keys are the subquery's
+	// correlation (two-valued: a NULL key has no candidates) and the mark
+	// is the three-valued OR of Filter over the candidate pairs (TRUE if
+	// some pair is TRUE, else NULL if some is NULL, else FALSE), as
+	// NestedLoopJoin's mark: x op ANY (correlated subquery).
+	MarkFilter bool
 
 	once sync.Once
 	core *joinCore
@@ -84,9 +90,28 @@ func NewHashJoin(left, right Operator, typ JoinType, leftKeys, rightKeys []vec.E
 	return h, nil
 }
 
+// NewMarkFilterJoin is a HashJoin of type MarkJoin with MarkFilter set.
+func NewMarkFilterJoin(left, right Operator, leftKeys, rightKeys []vec.Expr, filter vec.Expr) (*HashJoin, error) {
+	if filter == nil {
+		return nil, fmt.Errorf("exec: a filter mark join needs a filter")
+	}
+	h := &HashJoin{Left: left, Right: right, Type: MarkJoin, LeftKeys: leftKeys, RightKeys: rightKeys, Filter: filter, MarkFilter: true}
+	if _, err := h.prepare(); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
 func (h *HashJoin) prepare() (*joinCore, error) {
 	h.once.Do(func() {
 		h.core, h.err = newJoinCore("HashJoin", h.Left, h.Right, h.Type, h.LeftKeys, h.RightKeys, h.Filter, h.NullSafe, false)
+		if h.err == nil && h.MarkFilter {
+			if h.Type != MarkJoin || h.Filter == nil {
+				h.core, h.err = nil, fmt.Errorf("exec: MarkFilter needs a mark join with a filter")
+			} else {
+				h.core.markFilter = true
+			}
+		}
 	})
 	return h.core, h.err
 }
@@ -123,7 +148,9 @@ func (h *HashJoin) Explain() string {
 		keys[i] = h.LeftKeys[i].String() + " " + op + " " + r
 	}
 	s := "HashJoin " + h.Type.String() + " on " + strings.Join(keys, " AND ")
-	if h.Filter != nil {
+	if h.MarkFilter {
+		s += " mark filter " + h.Filter.String()
+	} else if h.Filter != nil {
 		s += " filter " + h.Filter.String()
 	}
 	return s
@@ -221,6 +248,7 @@ type joinCore struct {
 	filter              vec.Expr
 	nullSafe            []bool // len(keys)
 	nested              bool
+	markFilter          bool // HashJoin.MarkFilter
 	// The filter over just the columns it reads (filterCols, joined
 	// indexes), so candidate pairs gather only those before filtering.
 	filterCols []int

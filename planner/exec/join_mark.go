@@ -8,7 +8,7 @@ import (
 // markBatch returns the current probe batch plus its mark column.
 func (s *joinStream) markBatch() (arrow.RecordBatch, error) {
 	isNull := s.nullSeen
-	if !s.c.nested {
+	if !s.c.nested && !s.c.markFilter {
 		s.markBuf = joinResize(s.markBuf, s.n)
 		isNull = s.markBuf
 		if err := s.markNulls(isNull); err != nil {

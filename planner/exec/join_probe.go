@@ -250,7 +250,7 @@ func (s *joinStream) startBatch(rb arrow.RecordBatch) error {
 	case SemiJoin, AntiJoin, MarkJoin, LeftJoin, FullJoin:
 		s.matched = joinResize(s.matched, s.n)
 	}
-	if c.nested && c.typ == MarkJoin {
+	if (c.nested || c.markFilter) && c.typ == MarkJoin {
 		s.nullSeen = joinResize(s.nullSeen, s.n)
 	}
 	if c.filter == nil && (c.typ == SemiJoin || c.typ == AntiJoin || c.typ == MarkJoin) {

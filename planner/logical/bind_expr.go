@@ -261,6 +261,9 @@ func (b *binder) comparison(ec *exprCtx, x *sqlparser.ComparisonExpr) (vec.Expr,
 		}
 		return vec.NewInList(l, list, x.Operator == sqlparser.NotInStr)
 	}
+	if sub, all, ok := quantifiedOperand(x.Right); ok {
+		return b.quantified(ec, x.Operator, x.Left, sub, all)
+	}
 	l, err := b.expr(ec, x.Left)
 	if err != nil {
 		return nil, err

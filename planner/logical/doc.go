@@ -11,7 +11,14 @@
 //     in a node's expressions indexes the Schema() of the node's input (for
 //     Join conditions: the left schema followed by the right schema).
 //   - Subqueries never reach the optimizer: the binder decorrelates them
-//     into joins (semi, anti, mark, left) as it binds.
+//     into joins (semi, anti, mark, left) as it binds. A plan node may
+//     appear twice in a tree (the outer relation under a domain-decorrelated
+//     scalar subquery's DISTINCT, corrscalar.go): it is immutable, so each
+//     use is planned and executed on its own.
+//   - A correlated scalar subquery never multiplies outer rows: it has one
+//     row per correlation key (grouped, or checked to one row at run time
+//     with the error "more than one row returned by a subquery used as an
+//     expression").
 //   - Rules never change results: a filter is removed only when a node
 //     below applies it exactly.
 //   - Every expression an Aggregate evaluates (groups, Args, Filter and

@@ -27,6 +27,10 @@ type scope struct {
 // correlation collects outer references of one subquery.
 type correlation struct {
 	refs []*OuterRef
+	// domain maps outer column indexes to the columns of D once a scalar
+	// subquery is domain-decorrelated (corrscalar.go): outer references in
+	// its select list, GROUP BY, HAVING and ORDER BY bind to them.
+	domain map[int]vec.Expr
 }
 
 // OuterRef is a column of an enclosing query referenced from a subquery.
@@ -127,6 +131,9 @@ func (b *binder) column(ec *exprCtx, c *sqlparser.ColName) (vec.Expr, error) {
 			inner := ec.sc
 			if inner.corr == nil {
 				return nil, unsupportedf("correlated reference to %s here", joinQual(qual, name))
+			}
+			if d, ok := inner.corr.domain[i]; ok {
+				return d, nil
 			}
 			r := &OuterRef{Index: i, F: s.fields[i], Depth: depth}
 			inner.corr.refs = append(inner.corr.refs, r)

@@ -22,7 +22,18 @@ type subqMode struct {
 	preds []vec.Expr // over outer fields (as OuterRef) and this query's output (innerRef)
 	nOut  int        // visible output columns
 	agg   bool       // the subquery aggregates (one row per correlation key)
-	count bool       // its one output is a COUNT (0, not NULL, over no rows)
+	// scalar: bound as a scalar subquery (set by the caller); outerRel is
+	// the outer relation (for domain decorrelation, corrscalar.go).
+	scalar   bool
+	outerRel *relation
+	// grouped: the subquery has GROUP BY (several rows per key possible);
+	// empty: its one output over no rows (aggregate without GROUP BY; nil
+	// otherwise), see corrscalar.go.
+	grouped  bool
+	empty    vec.Expr
+	coalesce bool // the output is never NULL over rows: COALESCE(v, empty) suffices
+	// domainRefs: the outer columns of D (domain decorrelation), in D's order
+	domainRefs []*OuterRef
 }
 
 // innerRef is a column of the subquery's output inside a correlated
@@ -141,23 +152,49 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		hasAgg = hasAgg || containsAgg(x)
 	}
 
+	// Outer columns read outside WHERE (select list, GROUP BY, HAVING,
+	// ORDER BY) of a scalar subquery: domain decorrelation binds them.
+	var outerCols []int
+	if sq != nil && sq.scalar {
+		outerCols = outerColsOutsideWhere(sel, ob, sc, outer)
+	}
+
 	// Correlated inner columns become extra outputs (and group keys).
 	var extra []vec.Expr
-	if len(corrPreds) > 0 {
-		if sel.Distinct != "" || lim != nil {
-			return nil, unsupportedf("correlated subquery with DISTINCT or LIMIT")
+	if len(corrPreds) > 0 || len(outerCols) > 0 {
+		domain := len(outerCols) > 0
+		for _, p := range corrPreds {
+			// a LIMIT applies per outer row: per key only when the keys
+			// are exactly the correlation (corrscalar.go)
+			if (sq.scalar || lim != nil) && !plainCorrEq(p) {
+				domain = true
+			}
 		}
-		for i, p := range corrPreds {
-			np, ex, err := liftInner(p, extra, hasAgg)
+		if domain {
+			n, ex, ps, err := b.domainJoin(sq, rel.node, corrPreds, outerCols)
 			if err != nil {
 				return nil, err
 			}
-			corrPreds[i], extra = np, ex
+			rel.node, extra, corrPreds = n, ex, ps
+			sc.fields = rel.node.Schema()
+			sc.corr.domain = map[int]vec.Expr{}
+			for k, r := range sq.domainRefs {
+				sc.corr.domain[r.Index] = extra[k]
+			}
+		} else {
+			for i, p := range corrPreds {
+				np, ex, err := liftInner(p, extra, hasAgg)
+				if err != nil {
+					return nil, err
+				}
+				corrPreds[i], extra = np, ex
+			}
 		}
 	}
 
 	var post *exprCtx // how select items bind
 	var agg *aggCtx
+	var having vec.Expr
 	win := &winCtx{}
 	if hasAgg {
 		agg = &aggCtx{in: &exprCtx{sc: &scope{fields: rel.node.Schema(), outer: outer, using: fi.using, corr: sc.corr}, what: "an aggregate argument", ctes: ctes}}
@@ -211,6 +248,7 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 				return nil, err
 			}
 			postRel.node = &Filter{Input: postRel.node, Pred: h}
+			having = h
 			post.sc.fields = postRel.node.Schema()
 			post.what = "the select list"
 		}
@@ -281,9 +319,37 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		return nil, err
 	}
 
+	if sq != nil && len(corrPreds) > 0 && hasAgg && len(sel.GroupBy) == 0 && len(exprs) == 1 && len(win.funcs) == 0 {
+		// the one value over no rows (corrscalar.go)
+		keyVals := map[int]vec.Expr{} // group key index → its outer column
+		for k, r := range sq.domainRefs {
+			keyVals[len(agg.groups)-len(extra)+k] = r
+		}
+		ev, err := emptyValue(exprs[0], len(agg.groups), agg.aggs, keyVals)
+		if err != nil {
+			return nil, err
+		}
+		if having != nil {
+			hv, err := emptyValue(having, len(agg.groups), agg.aggs, keyVals)
+			if err != nil {
+				return nil, err
+			}
+			if ev, err = vec.NewCase([]vec.Expr{hv}, []vec.Expr{ev}, nil); err != nil {
+				return nil, err
+			}
+		}
+		sq.empty = ev
+		if c, ok := exprs[0].(*vec.Column); ok && having == nil && !c.Null {
+			// a never-NULL aggregate (COUNT): COALESCE(v, empty value) does
+			sq.coalesce = true
+		}
+	}
 	// Windows go on top of the (aggregated) relation.
 	var winRepl func(vec.Expr) (vec.Expr, error)
 	if len(win.funcs) > 0 {
+		if sq != nil && len(corrPreds) > 0 {
+			return nil, unsupportedf("window functions in a correlated subquery")
+		}
 		base := len(rel.node.Schema())
 		n, m, err := win.build(rel.node)
 		if err != nil {
@@ -353,22 +419,27 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 	if sel.Distinct != "" {
 		n = &Distinct{Input: n}
 	}
-	if len(keys) > 0 {
-		n = &Sort{Input: n, Keys: keys, Fetch: -1}
-	}
-	if n, err = b.limit(n, lim); err != nil {
-		return nil, err
+	if len(extra) > 0 {
+		// correlated: ORDER BY matters only with LIMIT, which applies per key
+		if lim != nil {
+			if n, err = b.corrLimit(n, keys, lim, nOut, len(extra)); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		if len(keys) > 0 {
+			n = &Sort{Input: n, Keys: keys, Fetch: -1}
+		}
+		if n, err = b.limit(n, lim); err != nil {
+			return nil, err
+		}
 	}
 	if len(all) > nVisible {
 		n = trim(n, nVisible)
 	}
 	if sq != nil {
 		sq.agg = hasAgg
-		if hasAgg && len(sel.GroupBy) == 0 && len(items) == 1 && items[0].expr != nil {
-			if f, ok := items[0].expr.(*sqlparser.FuncExpr); ok && f.Name.Lowered() == "count" {
-				sq.count = true
-			}
-		}
+		sq.grouped = len(sel.GroupBy) > 0
 		sq.nOut = nOut
 		for i, p := range corrPreds {
 			cp, err := vec.Transform(p, func(x vec.Expr) (vec.Expr, error) {
@@ -460,201 +531,4 @@ func liftInner(p vec.Expr, extra []vec.Expr, agg bool) (vec.Expr, []vec.Expr, er
 		return &innerRef{idx: len(extra) - 1, t: c.T, nul: c.Null, s: c.Name}, nil
 	})
 	return np, extra, err
-}
-
-// selectItem is one select-list entry after * expansion.
-type selectItem struct {
-	expr  sqlparser.Expr
-	col   int // >= 0: a column of the FROM relation (from *)
-	name  string
-	alias string
-}
-
-func aliasIndex(items []selectItem, name string) int {
-	for i, it := range items {
-		if it.alias != "" && eqName(it.alias, name) {
-			return i
-		}
-	}
-	return -1
-}
-
-func expandStars(ses sqlparser.SelectExprs, s Schema) ([]selectItem, error) {
-	var out []selectItem
-	for k, se := range ses {
-		if _, ok, err := asStarMod(se); ok || err != nil {
-			if err == nil && (k == 0 || !isStar(ses[k-1])) {
-				err = invalidf("EXCLUDE/REPLACE must follow * or t.*")
-			}
-			if err != nil {
-				return nil, err
-			}
-			continue // applied with the star before it
-		}
-		switch x := se.(type) {
-		case *sqlparser.StarExpr:
-			var mod *starMod
-			if k+1 < len(ses) {
-				m, _, err := asStarMod(ses[k+1])
-				if err != nil {
-					return nil, err
-				}
-				mod = m
-			}
-			qual := x.TableName.Name.String()
-			n := 0
-			for i, f := range s {
-				if f.Hidden || (qual != "" && !eqName(f.Qual, qual)) {
-					continue
-				}
-				n++
-				if it, ok := mod.item(i, f.Name); ok {
-					out = append(out, it)
-				}
-			}
-			if qual != "" && n == 0 {
-				return nil, invalidf("table or alias %q is not in the FROM clause (%s.*)", qual, qual)
-			}
-			if err := mod.check(); err != nil {
-				return nil, err
-			}
-		case *sqlparser.AliasedExpr:
-			it := selectItem{expr: x.Expr, col: -1, alias: x.As.String()}
-			it.name = it.alias
-			if it.name == "" {
-				if c, ok := x.Expr.(*sqlparser.ColName); ok {
-					it.name = c.Name.String()
-				} else {
-					it.name = displayName(x.Expr)
-				}
-			}
-			out = append(out, it)
-		default:
-			return nil, unsupportedf("select item %s", sqlparser.String(se))
-		}
-	}
-	return out, nil
-}
-
-// displayName is the column name of an unaliased expression.
-// Parameters print as $1, $2, ... (DuckDB's names: SELECT ? + 1 is
-// "$1 + 1").
-func displayName(e sqlparser.Expr) string {
-	var node sqlparser.SQLNode = e
-	if f, ok := e.(*sqlparser.FuncExpr); ok && f.Name.Lowered() == "paimon_window" && len(f.Exprs) > 0 {
-		node = f.Exprs[0]
-	}
-	buf := sqlparser.NewTrackedBuffer(func(buf *sqlparser.TrackedBuffer, node sqlparser.SQLNode) {
-		if v, ok := node.(*sqlparser.SQLVal); ok && v.Type == sqlparser.ValArg && strings.HasPrefix(string(v.Val), ":v") {
-			buf.WriteString("$" + string(v.Val[2:]))
-			return
-		}
-		if f, ok := node.(*sqlparser.FuncExpr); ok && f.Name.Lowered() == markAggOrder && len(f.Exprs) == 2 {
-			buf.Myprintf("%v", f.Exprs[0]) // agg(x ORDER BY k) is named agg(x)
-			return
-		}
-		node.Format(buf)
-	})
-	buf.Myprintf("%v", node)
-	s := buf.String()
-	for _, p := range []string{"paimon_"} {
-		s = strings.ReplaceAll(s, p, "")
-	}
-	return s
-}
-
-func splitAnd(e sqlparser.Expr) []sqlparser.Expr {
-	var out []sqlparser.Expr
-	stack := []sqlparser.Expr{e}
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if p, ok := x.(*sqlparser.ParenExpr); ok {
-			if _, isAnd := p.Expr.(*sqlparser.AndExpr); isAnd {
-				stack = append(stack, p.Expr)
-				continue
-			}
-		}
-		if a, ok := x.(*sqlparser.AndExpr); ok {
-			stack = append(stack, a.Right, a.Left)
-			continue
-		}
-		out = append(out, x)
-	}
-	return out
-}
-
-// containsAgg reports whether e has an aggregate call outside subqueries
-// and window specifications.
-func containsAgg(e sqlparser.Expr) bool {
-	found := false
-	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
-		if found {
-			return false, nil
-		}
-		switch x := n.(type) {
-		case *sqlparser.Subquery:
-			return false, nil
-		case *sqlparser.FuncExpr:
-			if x.Name.Lowered() == "paimon_window" {
-				// aggregates inside a window's arguments count (SUM(SUM(x)) OVER ...),
-				// the window function itself does not.
-				if len(x.Exprs) > 0 {
-					if ae, ok := x.Exprs[0].(*sqlparser.AliasedExpr); ok {
-						if f, ok := ae.Expr.(*sqlparser.FuncExpr); ok {
-							for _, a := range f.Exprs {
-								if ae2, ok := a.(*sqlparser.AliasedExpr); ok && containsAgg(ae2.Expr) {
-									found = true
-								}
-							}
-						}
-					}
-				}
-				return false, nil
-			}
-			if isAggCall(x) {
-				found = true
-				return false, nil
-			}
-		case *sqlparser.GroupConcatExpr:
-			found = true
-			return false, nil
-		}
-		return true, nil
-	}, e)
-	return found
-}
-
-// orderByAliases binds an ORDER BY expression with its unqualified names
-// that are select aliases replaced by the aliased expressions (the AST is
-// restored afterwards); ok is false when no alias occurs or binding fails.
-func (b *binder) orderByAliases(post *exprCtx, e sqlparser.Expr, items []selectItem) (vec.Expr, bool) {
-	type sub struct {
-		col   *sqlparser.ColName
-		paren *sqlparser.ParenExpr
-	}
-	var subs []sub
-	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
-		switch x := n.(type) {
-		case *sqlparser.Subquery:
-			return false, nil
-		case *sqlparser.ColName:
-			if i := aliasIndex(items, x.Name.String()); x.Qualifier.IsEmpty() && i >= 0 && items[i].expr != nil {
-				subs = append(subs, sub{x, &sqlparser.ParenExpr{Expr: items[i].expr}})
-			}
-		}
-		return true, nil
-	}, e)
-	if len(subs) == 0 {
-		return nil, false
-	}
-	root := e
-	for _, s := range subs {
-		root = sqlparser.ReplaceExpr(root, s.col, s.paren)
-	}
-	x, err := b.expr(post, root)
-	for _, s := range subs {
-		root = sqlparser.ReplaceExpr(root, s.paren, s.col)
-	}
-	return x, err == nil
 }

@@ -1,6 +1,9 @@
 package logical
 
 import (
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
@@ -10,6 +13,29 @@ import (
 
 // subqueryPlan binds a subquery used in an expression of ec.
 func (b *binder) subqueryPlan(ec *exprCtx, ss sqlparser.SelectStatement) (Node, *subqMode, error) {
+	return b.subqueryPlanMode(ec, ss, false)
+}
+
+// existsPlan binds the subquery of [NOT] EXISTS: a constant LIMIT n > 0
+// without OFFSET changes nothing there and is dropped.
+func (b *binder) existsPlan(ec *exprCtx, ss sqlparser.SelectStatement) (Node, *subqMode, error) {
+	if sel, ok := ss.(*sqlparser.Select); ok && sel.Limit != nil && sel.Limit.Offset == nil && sel.Limit.Rowcount != nil {
+		if v, ok := sel.Limit.Rowcount.(*sqlparser.SQLVal); ok && v.Type == sqlparser.IntVal && positiveInt(string(v.Val)) {
+			cp := *sel
+			cp.Limit = nil
+			ss = &cp
+		}
+	}
+	return b.subqueryPlan(ec, ss)
+}
+
+func positiveInt(s string) bool {
+	n, err := strconv.ParseInt(s, 10, 64)
+	return err == nil && n > 0
+}
+
+// subqueryPlanMode binds a subquery; scalar: used as a scalar value.
+func (b *binder) subqueryPlanMode(ec *exprCtx, ss sqlparser.SelectStatement, scalar bool) (Node, *subqMode, error) {
 	if ec.rel == nil || ec.rel.node == nil {
 		return nil, nil, unsupportedf("subqueries in %s", ec.what)
 	}
@@ -24,7 +50,7 @@ func (b *binder) subqueryPlan(ec *exprCtx, ss sqlparser.SelectStatement) (Node, 
 			}
 		}
 	}
-	sq := &subqMode{outer: ec.sc, corr: &correlation{}}
+	sq := &subqMode{outer: ec.sc, corr: &correlation{}, scalar: scalar, outerRel: ec.rel}
 	if sel, ok := q.Body.(*parse.Select); ok && len(q.With) == 0 {
 		n, err := b.selectSub(sel.Select, q.OrderBy, q.Limit, ec.sc, ec.ctes, sq)
 		return n, sq, err
@@ -35,6 +61,17 @@ func (b *binder) subqueryPlan(ec *exprCtx, ss sqlparser.SelectStatement) (Node, 
 	}
 	sq.nOut = len(n.Schema())
 	return n, sq, nil
+}
+
+// outerCols turns the OuterRefs of e into columns of the outer relation
+// (whose columns keep their indexes in the join).
+func outerCols(e vec.Expr) (vec.Expr, error) {
+	return vec.Transform(e, func(x vec.Expr) (vec.Expr, error) {
+		if r, ok := x.(*OuterRef); ok {
+			return &vec.Column{Index: r.Index, Name: r.String()[len("outer."):], T: r.F.Type, Null: r.F.Nullable}, nil
+		}
+		return x, nil
+	})
 }
 
 // joinSubquery joins ec's relation with a subquery plan; cond (over the
@@ -96,7 +133,7 @@ func (b *binder) topLevelSubquery(ec *exprCtx, c sqlparser.Expr) (bool, error) {
 	}
 	switch x := c.(type) {
 	case *sqlparser.ExistsExpr:
-		n, sq, err := b.subqueryPlan(ec, x.Subquery.Select)
+		n, sq, err := b.existsPlan(ec, x.Subquery.Select)
 		if err != nil {
 			return true, err
 		}
@@ -107,6 +144,9 @@ func (b *binder) topLevelSubquery(ec *exprCtx, c sqlparser.Expr) (bool, error) {
 		_, err = b.joinSubquery(ec, n, sq, jt, nil)
 		return true, err
 	case *sqlparser.ComparisonExpr:
+		if _, _, ok := quantifiedOperand(x.Right); ok {
+			return b.topLevelQuantified(ec, x)
+		}
 		sub, ok := x.Right.(*sqlparser.Subquery)
 		if !ok || (x.Operator != sqlparser.InStr && x.Operator != sqlparser.NotInStr) {
 			return false, nil
@@ -168,7 +208,7 @@ func (b *binder) inSubquery(ec *exprCtx, left sqlparser.Expr, sub *sqlparser.Sub
 }
 
 func (b *binder) existsExpr(ec *exprCtx, x *sqlparser.ExistsExpr, negate bool) (vec.Expr, error) {
-	n, sq, err := b.subqueryPlan(ec, x.Subquery.Select)
+	n, sq, err := b.existsPlan(ec, x.Subquery.Select)
 	if err != nil {
 		return nil, err
 	}
@@ -187,28 +227,69 @@ func (b *binder) existsExpr(ec *exprCtx, x *sqlparser.ExistsExpr, negate bool) (
 }
 
 func (b *binder) scalarSubquery(ec *exprCtx, x *sqlparser.Subquery) (vec.Expr, error) {
-	n, sq, err := b.subqueryPlan(ec, x.Select)
+	n, sq, err := b.subqueryPlanMode(ec, x.Select, true)
 	if err != nil {
 		return nil, err
 	}
 	if sq.nOut != 1 {
 		return nil, invalidf("a scalar subquery must return one column, not %d", sq.nOut)
 	}
-	if len(sq.preds) > 0 && !sq.agg {
-		return nil, unsupportedf("correlated scalar subquery without an aggregate (it could return several rows per outer row)")
-	}
 	if len(sq.preds) == 0 {
 		n = &MaxOneRow{Input: n}
+		off, err := b.joinSubquery(ec, n, sq, exec.LeftJoin, nil)
+		if err != nil {
+			return nil, err
+		}
+		return ec.rel.node.Schema().Col(off), nil
 	}
+	// correlated (corrscalar.go)
+	check := !sq.agg || sq.grouped
+	present := !check && sq.empty != nil && !isNullLit(sq.empty)
+	if present && sq.coalesce {
+		off, err := b.joinSubquery(ec, n, sq, exec.LeftJoin, nil)
+		if err != nil {
+			return nil, err
+		}
+		v := ec.rel.node.Schema().Col(off)
+		ev, err := outerCols(sq.empty)
+		if err != nil {
+			return nil, err
+		}
+		if ev, err = vec.ImplicitCast(ev, v.Type()); err != nil {
+			return nil, err
+		}
+		return vec.NewCall("COALESCE", []vec.Expr{v, ev})
+	}
+	if check {
+		n = singleRowed(n, len(n.Schema())-1)
+	} else if present {
+		n = withPresent(n)
+	}
+	nIn := len(n.Schema())
 	off, err := b.joinSubquery(ec, n, sq, exec.LeftJoin, nil)
 	if err != nil {
 		return nil, err
 	}
-	v := vec.Expr(ec.rel.node.Schema().Col(off))
-	if sq.count && len(sq.preds) > 0 {
-		// COUNT over no matching rows is 0, not the NULL of an unmatched outer join row.
-		zero, _ := vec.NumberLiteral("0")
-		return vec.NewCall("COALESCE", []vec.Expr{v, zero})
+	s := ec.rel.node.Schema()
+	v := vec.Expr(s.Col(off))
+	switch {
+	case check:
+		return &singleRow{N: s.Col(off + nIn - 1), V: v}, nil
+	case present:
+		miss, err := vec.NewIsBool(s.Col(off+nIn-1), true, true) // __present IS NOT TRUE
+		if err != nil {
+			return nil, err
+		}
+		ev, err := outerCols(sq.empty)
+		if err != nil {
+			return nil, err
+		}
+		if !arrow.TypeEqual(ev.Type(), v.Type()) {
+			if ev, err = vec.ImplicitCast(ev, v.Type()); err != nil {
+				return nil, err
+			}
+		}
+		return vec.NewCase([]vec.Expr{miss}, []vec.Expr{ev}, v)
 	}
 	return v, nil
 }

@@ -24,6 +24,10 @@ const (
 	markSubquery = "paimon_subquery_"
 	markAlias    = "paimon_alias_"
 	markFullJoin = "paimon_full_join"
+	// MarkAny / MarkAll wrap the subquery of a quantified comparison
+	// x op ANY|SOME (q) / x op ALL (q): x op paimon_any((q)).
+	MarkAny = "paimon_any"
+	MarkAll = "paimon_all"
 )
 
 // reservedName reports names users may not write: they would be mistaken
@@ -31,7 +35,7 @@ const (
 func reservedName(n string) bool {
 	l := strings.ToLower(n)
 	switch l {
-	case markWindow, markFilter, markAggOrder, markQualify, markDistinctOn, markStarMod, markNullsFirst, markNullsLast, markFullJoin:
+	case markWindow, markFilter, markAggOrder, markQualify, markDistinctOn, markStarMod, markNullsFirst, markNullsLast, markFullJoin, MarkAny, MarkAll:
 		return true
 	}
 	return strings.HasPrefix(l, markSubquery) || strings.HasPrefix(l, markAlias)
@@ -263,7 +267,7 @@ func (p *parser) rwPunct(e *emitter, i, lo, hi int, clause rctx) (int, error) {
 	case "=", "<>", "!=", "<", ">", "<=", ">=":
 		if j := p.nextIn(i+1, hi); (p.word(j, hi, "ANY") || p.word(j, hi, "SOME") || p.word(j, hi, "ALL")) &&
 			p.punct(p.nextIn(j+1, hi), hi, "(") && p.isQueryParen(p.nextIn(j+1, hi)) {
-			return p.rwQuantified(e, i, j)
+			return p.rwQuantified(e, i, j, hi)
 		}
 		e.add(t.pos, t.text)
 	default:
@@ -272,22 +276,34 @@ func (p *parser) rwPunct(e *emitter, i, lo, hi int, clause rctx) (int, error) {
 	return i + 1, nil
 }
 
-// rwQuantified rewrites x = ANY/SOME (subquery) as x IN (subquery) and
+// rwQuantified rewrites x = ANY/SOME (subquery) as x IN (subquery),
 // x <> ALL (subquery) as x NOT IN (subquery) (the same three-valued
-// results); other quantified comparisons are refused. op is the
-// comparison's token, q the quantifier's.
-func (p *parser) rwQuantified(e *emitter, op, q int) (int, error) {
+// results), and the other quantified comparisons as x op
+// paimon_any((subquery)) / x op paimon_all((subquery)), which the binder
+// turns into mark joins. op is the comparison's token, q the quantifier's.
+func (p *parser) rwQuantified(e *emitter, op, q, hi int) (int, error) {
 	o := p.toks[op].text
 	some := !isWord(p.toks[q], "ALL")
 	switch {
 	case o == "=" && some:
 		e.add(p.toks[op].pos, " IN ")
+		return q + 1, nil
 	case (o == "<>" || o == "!=") && !some:
 		e.add(p.toks[op].pos, " NOT IN ")
-	default:
-		return 0, p.errAt(catalog.ErrUnsupported, q, "%s %s (subquery) is not supported (= ANY and <> ALL are)", o, strings.ToUpper(p.toks[q].text))
+		return q + 1, nil
 	}
-	return q + 1, nil
+	mark := MarkAny
+	if !some {
+		mark = MarkAll
+	}
+	e.add(p.toks[op].pos, o)
+	e.add(p.toks[q].pos, " "+mark+"(")
+	next, err := p.rwSubquery(e, p.nextIn(q+1, hi), hi)
+	if err != nil {
+		return 0, err
+	}
+	e.add(p.toks[q].pos, ")")
+	return next, nil
 }
 
 // rwCall rewrites the call name(...) at i, with FILTER (WHERE c) and

@@ -22,6 +22,9 @@ func (p *Planner) join(ctx context.Context, j *logical.Join) (exec.Operator, err
 		return nil, err
 	}
 	nl := len(j.Left.Schema())
+	if j.InCond != nil && !hasEquiKey(j.InCond, nl) {
+		return markFilterJoin(l, r, j, nl)
+	}
 	var lk, rk, rest []vec.Expr
 	keyTerms := splitAnd(j.On)
 	if j.InCond != nil {
@@ -30,9 +33,19 @@ func (p *Planner) join(ctx context.Context, j *logical.Join) (exec.Operator, err
 		keyTerms = splitAnd(j.InCond)
 		rest = splitAnd(j.On)
 	}
+	var ns []bool
+	anyNS := false
 	for _, c := range keyTerms {
 		if cmp, ok := c.(*vec.Compare); ok {
-			if a, b, eq := cmp.Equality(); eq {
+			a, b, eq := cmp.Equality()
+			nullSafe := false
+			if !eq && j.InCond == nil {
+				// a <=> b (the outer join of a domain-decorrelated
+				// scalar subquery): a NULL-safe key
+				a, b, nullSafe = cmp.NullSafeEquality()
+				eq = nullSafe
+			}
+			if eq {
 				sa, sb := sideOf(a, nl), sideOf(b, nl)
 				if sa == 1 && sb == 2 || sa == 2 && sb == 1 {
 					if sa == 2 {
@@ -41,12 +54,17 @@ func (p *Planner) join(ctx context.Context, j *logical.Join) (exec.Operator, err
 					a, b, err := unifyKeys(a, vec.Shift(b, -nl))
 					if err == nil {
 						lk, rk = append(lk, a), append(rk, b)
+						ns = append(ns, nullSafe)
+						anyNS = anyNS || nullSafe
 						continue
 					}
 				}
 			}
 		}
 		rest = append(rest, c)
+	}
+	if !anyNS {
+		ns = nil
 	}
 	var filter vec.Expr
 	if len(rest) == 1 {
@@ -97,9 +115,69 @@ func (p *Planner) join(ctx context.Context, j *logical.Join) (exec.Operator, err
 		if j.Type == exec.AntiJoin {
 			typ = exec.RightAntiJoin
 		}
-		return exec.NewHashJoin(r, l, typ, rk, lk, filter, nil)
+		return exec.NewHashJoin(r, l, typ, rk, lk, filter, ns)
 	}
-	return exec.NewHashJoin(l, r, j.Type, lk, rk, filter, nil)
+	return exec.NewHashJoin(l, r, j.Type, lk, rk, filter, ns)
+}
+
+// equiKey reports whether c is an equality with one side over each input
+// (and returns the sides, left input first).
+func equiKey(c vec.Expr, nl int) (vec.Expr, vec.Expr, bool) {
+	if cmp, ok := c.(*vec.Compare); ok {
+		if a, b, eq := cmp.Equality(); eq {
+			sa, sb := sideOf(a, nl), sideOf(b, nl)
+			if sa == 1 && sb == 2 {
+				return a, b, true
+			}
+			if sa == 2 && sb == 1 {
+				return b, a, true
+			}
+		}
+	}
+	return nil, nil, false
+}
+
+func hasEquiKey(e vec.Expr, nl int) bool {
+	for _, c := range splitAnd(e) {
+		if _, _, ok := equiKey(c, nl); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// markFilterJoin lowers a mark join whose InCond has no equality (x op
+// ANY/ALL (subquery)): the mark is the three-valued OR of InCond over the
+// right rows passing the (two-valued) correlation On. The correlation's
+// equalities become hash keys (a NULL key matches nothing, as in a WHERE);
+// without any, a nested loop.
+func markFilterJoin(l, r exec.Operator, j *logical.Join, nl int) (exec.Operator, error) {
+	var lk, rk []vec.Expr
+	all := []vec.Expr{j.InCond}
+	for _, c := range splitAnd(j.On) {
+		if a, b, ok := equiKey(c, nl); ok {
+			if a, b, err := unifyKeys(a, vec.Shift(b, -nl)); err == nil {
+				lk, rk = append(lk, a), append(rk, b)
+				continue
+			}
+		}
+		t, err := vec.NewIsBool(c, true, false) // the WHERE is two-valued
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, t)
+	}
+	filter := all[0]
+	if len(all) > 1 {
+		var err error
+		if filter, err = vec.NewAnd(all...); err != nil {
+			return nil, err
+		}
+	}
+	if len(lk) == 0 {
+		return exec.NewNestedLoopJoin(l, r, exec.MarkJoin, filter)
+	}
+	return exec.NewMarkFilterJoin(l, r, lk, rk, filter)
 }
 
 // unifyKeys casts both keys to their common type.

@@ -19,5 +19,10 @@ func (c *Compare) Equality() (Expr, Expr, bool) {
 	return c.L, c.R, c.Op == opEQ && !c.NullSafe
 }
 
+// NullSafeEquality returns the operands of l <=> r (IS NOT DISTINCT FROM).
+func (c *Compare) NullSafeEquality() (Expr, Expr, bool) {
+	return c.L, c.R, c.Op == opEQ && c.NullSafe
+}
+
 // IsAnd reports whether e is an AND of its children.
 func (l *Logic) IsAnd() bool { return !l.IsOr }
