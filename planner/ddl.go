@@ -41,7 +41,11 @@ func (s *Statement) runDDL(ctx context.Context) (int64, error) {
 	case "DROP TABLE":
 		err = ed.DropTable(ctx, d.Database, d.Table, d.IfExists)
 	case "ALTER TABLE":
-		err = ed.AlterOptions(ctx, d.Database, d.Table, d.Options, d.Reset)
+		if len(d.Changes) > 0 {
+			err = ed.AlterColumns(ctx, d.Database, d.Table, d.Changes)
+		} else {
+			err = ed.AlterOptions(ctx, d.Database, d.Table, d.Options, d.Reset)
+		}
 	default:
 		return 0, unsupportedf("%s", d.Kind)
 	}

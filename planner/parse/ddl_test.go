@@ -2,6 +2,7 @@ package parse
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -96,12 +97,45 @@ func TestParseAlter(t *testing.T) {
 	if err != nil || strings.Join(st.DDL.Reset, ",") != "a,b" {
 		t.Fatalf("RESET: %+v %v", st, err)
 	}
+	for sql, want := range map[string]string{
+		"ALTER TABLE t ADD COLUMN x INT":                                    "1:x:INT::/",
+		"ALTER TABLE t ADD x DECIMAL(5, 2) NOT NULL FIRST":                  "1:x:DECIMAL(5, 2) NOT NULL::FIRST/",
+		"ALTER TABLE t ADD (x INT COMMENT 'c' AFTER y, z MAP<INT, STRING>)": "1:x:INT:c:AFTER y/1:z:MAP<INT, STRING>::/",
+		"ALTER TABLE t RENAME COLUMN a TO b":                                "2:a:BOOLEAN::/",
+		"ALTER TABLE t DROP (a, b)":                                         "3:a:BOOLEAN::/3:b:BOOLEAN::/",
+		"ALTER TABLE t MODIFY a BIGINT COMMENT 'k' AFTER b":                 "4:a:BIGINT::/6:a:BOOLEAN:k:/7:a:BOOLEAN::AFTER b/",
+		"ALTER TABLE t ALTER COLUMN a TYPE BIGINT":                          "4:a:BIGINT::/",
+		"ALTER TABLE t ALTER a SET NOT NULL":                                "5:a:BOOLEAN::/",
+		"ALTER TABLE t ALTER COLUMN a FIRST":                                "7:a:BOOLEAN::FIRST/",
+	} {
+		st, err := Parse(sql)
+		if err != nil {
+			t.Errorf("%s: %v", sql, err)
+			continue
+		}
+		var got strings.Builder
+		for _, c := range st.DDL.Changes {
+			typ := c.Type
+			if typ.Root == 0 && !typ.Nullable {
+				typ = typ.WithNullable(true) // zero value: no type
+			}
+			cm := ""
+			if c.Comment != nil {
+				cm = *c.Comment
+			}
+			fmt.Fprintf(&got, "%d:%s:%s:%s:%s/", c.Kind, c.Column, typ, cm, strings.TrimSpace(c.Position+" "+c.After))
+		}
+		if got.String() != want {
+			t.Errorf("%s:\n got %s\nwant %s", sql, got.String(), want)
+		}
+	}
 	for sql, kind := range map[string]error{
-		"ALTER TABLE t ADD COLUMN x INT": catalog.ErrUnsupported,
-		"ALTER VIEW v SET ('a' = '1')":   catalog.ErrUnsupported,
-		"ALTER TABLE t SET ('a')":        catalog.ErrInvalid,
-		"ALTER TABLE t RESET ('a' 'b')":  catalog.ErrInvalid,
-		"ALTER TABLE t FROB":             catalog.ErrInvalid,
+		"ALTER TABLE t RENAME TO u":     catalog.ErrUnsupported,
+		"ALTER TABLE t ADD COLUMN x":    catalog.ErrInvalid,
+		"ALTER VIEW v SET ('a' = '1')":  catalog.ErrUnsupported,
+		"ALTER TABLE t SET ('a')":       catalog.ErrInvalid,
+		"ALTER TABLE t RESET ('a' 'b')": catalog.ErrInvalid,
+		"ALTER TABLE t FROB":            catalog.ErrInvalid,
 	} {
 		if _, err := Parse(sql); !errors.Is(err, kind) {
 			t.Errorf("%s: got %v, want %v", sql, err, kind)
