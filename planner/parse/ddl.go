@@ -136,8 +136,10 @@ func (d *ddlParser) end() error {
 	return nil
 }
 
-// parseDDL parses the tokens after CREATE or DROP.
-func parseDDL(toks []token, create bool) (*DDL, error) {
+// parseDDL parses the tokens after CREATE or DROP; src is the statement
+// text. CREATE TABLE ... AS query (CTAS) takes the clauses COMMENT,
+// PARTITIONED BY and WITH before AS, and no column list.
+func parseDDL(src string, toks []token, create bool) (*DDL, error) {
 	d := &ddlParser{}
 	for _, t := range toks {
 		if t.kind != tSpace && t.kind != tComment {
@@ -181,11 +183,11 @@ func parseDDL(toks []token, create bool) (*DDL, error) {
 	if !create {
 		return out, d.end()
 	}
-	if d.acceptWords("AS") {
-		return nil, paimon.Errorf(catalog.ErrUnsupported, "CREATE TABLE ... AS SELECT: create the table, then ingest the query result with bulk ingest")
-	}
-	if err := d.columns(out); err != nil {
-		return nil, err
+	ctas := !(d.i < len(d.sig) && isPunct(d.sig[d.i], "("))
+	if !ctas {
+		if err := d.columns(out); err != nil {
+			return nil, err
+		}
 	}
 	for d.i < len(d.sig) {
 		switch {
@@ -201,11 +203,24 @@ func parseDDL(toks []token, create bool) (*DDL, error) {
 			if out.Options, err = d.options(); err != nil {
 				return nil, err
 			}
-		case d.peekWord("AS"):
-			return nil, paimon.Errorf(catalog.ErrUnsupported, "CREATE TABLE ... AS SELECT: create the table, then ingest the query result with bulk ingest")
+		case d.acceptWords("AS"):
+			if !ctas {
+				return nil, paimon.Errorf(catalog.ErrUnsupported, "CREATE TABLE t (columns) AS query: CREATE TABLE ... AS takes its columns from the query (drop the column list)")
+			}
+			if d.i >= len(d.sig) || !(isWord(d.sig[d.i], "SELECT") || isWord(d.sig[d.i], "WITH") || isWord(d.sig[d.i], "VALUES") || isPunct(d.sig[d.i], "(")) {
+				return nil, d.errf("expected a query after AS")
+			}
+			if isWord(d.sig[d.i], "VALUES") {
+				return nil, paimon.Errorf(catalog.ErrUnsupported, "CREATE TABLE ... AS VALUES (use AS SELECT ... UNION ALL SELECT ...)")
+			}
+			out.AsSelect = src[d.sig[d.i].pos:]
+			return out, nil
 		default:
-			return nil, d.errf("expected COMMENT, PARTITIONED BY or WITH")
+			return nil, d.errf("expected COMMENT, PARTITIONED BY, WITH or AS")
 		}
+	}
+	if ctas {
+		return nil, d.errf("expected '(' and the column list, or AS and a query")
 	}
 	return out, nil
 }
