@@ -43,7 +43,10 @@ func TestParseDDL(t *testing.T) {
 		"CREATE TABLE t (id)":                            catalog.ErrInvalid,
 		"CREATE TABLE t (id INT) WITH ('a')":             catalog.ErrInvalid,
 		"CREATE TABLE t (id INT) WITH ('a'='1','a'='2')": catalog.ErrInvalid,
-		"CREATE TABLE t AS SELECT 1":                     catalog.ErrUnsupported,
+		"CREATE TABLE t (a INT) AS SELECT 1":             catalog.ErrUnsupported,
+		"CREATE TABLE t AS VALUES (1)":                   catalog.ErrUnsupported,
+		"CREATE TABLE t AS":                              catalog.ErrInvalid,
+		"CREATE TABLE t WITH ('a' = 'b')":                catalog.ErrInvalid,
 		"CREATE VIEW v AS SELECT 1":                      catalog.ErrUnsupported,
 		"DROP TABLE t extra":                             catalog.ErrInvalid,
 		"CREATE TABLE t (id ARRAY<INT, INT>)":            catalog.ErrInvalid,
@@ -61,6 +64,17 @@ func boolStr(b bool) string {
 	return "false"
 }
 
+func TestParseCTAS(t *testing.T) {
+	st, err := Parse("CREATE TABLE IF NOT EXISTS d.t COMMENT 'c' PARTITIONED BY (p) WITH ('bucket' = '2') AS SELECT a, p FROM u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := st.DDL
+	if got := fmt.Sprint(d.Kind, "|", d.Database, "|", d.Table, "|", d.IfNotExists, "|", d.Comment, "|", d.PartitionedBy, "|", d.Options, "|", d.AsSelect); got != "CREATE TABLE|d|t|true|c|[p]|map[bucket:2]|SELECT a, p FROM u" {
+		t.Fatalf("CTAS: %s", got)
+	}
+}
+
 func TestParseInsert(t *testing.T) {
 	st, err := Parse("INSERT INTO db.t (a, `b`) VALUES (1, 'x, (y)'), (2 + 3, NULL)")
 	if err != nil {
@@ -74,13 +88,19 @@ func TestParseInsert(t *testing.T) {
 	if err != nil || st.Insert.Columns != nil || st.Insert.Source != "(SELECT a FROM u)" {
 		t.Fatalf("INSERT INTO t (query): %+v %v", st, err)
 	}
+	st, err = Parse("INSERT OVERWRITE TABLE db.t PARTITION (dt = 'x''y', h = -3) (a) SELECT 1")
+	if err != nil || !st.Insert.Overwrite || fmt.Sprint(st.Insert.Static) != "[{dt x'y 'x''y'} {h -3 -3}]" || st.Insert.Source != "SELECT 1" || strings.Join(st.Insert.Columns, ",") != "a" {
+		t.Fatalf("INSERT OVERWRITE: %+v %v", st.Insert, err)
+	}
 	for sql, kind := range map[string]error{
-		"INSERT t VALUES (1)":           catalog.ErrInvalid,
-		"INSERT INTO t VALUES (1":       catalog.ErrInvalid,
-		"INSERT INTO t VALUES ()":       catalog.ErrInvalid,
-		"INSERT INTO t":                 catalog.ErrInvalid,
-		"INSERT OVERWRITE t VALUES (1)": catalog.ErrUnsupported,
-		"INSERT INTO t VALUES (1) junk": catalog.ErrInvalid,
+		"INSERT t VALUES (1)":                             catalog.ErrInvalid,
+		"INSERT INTO t VALUES (1":                         catalog.ErrInvalid,
+		"INSERT INTO t VALUES ()":                         catalog.ErrInvalid,
+		"INSERT INTO t":                                   catalog.ErrInvalid,
+		"INSERT INTO t PARTITION (a = 1) VALUES (1)":      catalog.ErrUnsupported,
+		"INSERT OVERWRITE t PARTITION (a) VALUES (1)":     catalog.ErrInvalid,
+		"INSERT OVERWRITE t PARTITION (a = b) VALUES (1)": catalog.ErrInvalid,
+		"INSERT INTO t VALUES (1) junk":                   catalog.ErrInvalid,
 	} {
 		if _, err := Parse(sql); !errors.Is(err, kind) {
 			t.Errorf("%s: got %v, want %v", sql, err, kind)
