@@ -194,4 +194,30 @@ func TestAlterColumns(t *testing.T) {
 	if got := sortedQuery(t, e, "SELECT key2, v FROM s.pk"); got != "1|a,2|b2" {
 		t.Fatalf("pk table after rename: %s", got)
 	}
+
+	// Writes after ALTER that read older files: DV compaction of a
+	// primary-key table, DELETE, compaction of an append table.
+	mustUpdate(t, e, "CREATE TABLE s.dv (k INT, v INT, w STRING, PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '1', 'deletion-vectors.enabled' = 'true')")
+	mustUpdate(t, e, "INSERT INTO s.dv VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 30, 'c')")
+	mustUpdate(t, e, "ALTER TABLE s.dv ADD COLUMN x STRING")
+	mustUpdate(t, e, "ALTER TABLE s.dv ALTER COLUMN v TYPE BIGINT")
+	mustUpdate(t, e, "ALTER TABLE s.dv DROP COLUMN w")
+	mustUpdate(t, e, "INSERT INTO s.dv VALUES (2, 2000000000000, 'new')")
+	if got := sortedQuery(t, e, "SELECT * FROM s.dv"); got != "1|10|NULL,2|2000000000000|new,3|30|NULL" {
+		t.Fatalf("dv table after ALTER + upsert: %s", got)
+	}
+	if n := mustUpdate(t, e, "DELETE FROM s.dv WHERE v = 30"); n != 1 {
+		t.Fatalf("DELETE after ALTER: %d", n)
+	}
+	mustUpdate(t, e, "CALL sys.compact('s.dv')")
+	if got := sortedQuery(t, e, "SELECT * FROM s.dv"); got != "1|10|NULL,2|2000000000000|new" {
+		t.Fatalf("dv table after DELETE + compact: %s", got)
+	}
+	if n := mustUpdate(t, e, "DELETE FROM s.t WHERE nm = 'a'"); n != 1 {
+		t.Fatalf("append DELETE after ALTER: %d", n)
+	}
+	mustUpdate(t, e, "CALL sys.compact('s.t')")
+	if got := sortedQuery(t, e, "SELECT id, nm, v FROM s.t"); got != "2|b|20,3|c|30000000000" {
+		t.Fatalf("append table after DELETE + compact: %s", got)
+	}
 }
