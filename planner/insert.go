@@ -18,8 +18,8 @@ import (
 // CAST to the target column's type, and the target columns it fills.
 type insertPlan struct {
 	db, table string
-	cols      []arrow.Field // target columns, in source order (then static partition columns)
-	src       *Statement    // kindSQL
+	cols      []arrow.Field     // target columns, in source order (then static partition columns)
+	src       *Statement        // kindSQL
 	overwrite bool              // INSERT OVERWRITE
 	static    map[string]string // PARTITION (k = v): column → value text
 	verb      string            // "INSERT INTO" or "INSERT OVERWRITE"
