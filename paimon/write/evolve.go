@@ -211,6 +211,14 @@ func EvolveSchema(old *paimon.TableSchema, changes []ColumnChange) (*paimon.Tabl
 			return nil, invalidf("unknown column change %d", ch.Kind)
 		}
 	}
+	// SchemaValidation: columns named by options must still exist.
+	for _, k := range []string{"bucket-key", "sequence.field"} {
+		for _, c := range splitList(opts[k]) {
+			if find(c) < 0 {
+				return nil, invalidf("option %s names column %s, which would no longer exist", k, c)
+			}
+		}
+	}
 	next := *old // keeps the options' key order
 	next.Version, next.ID, next.Fields, next.HighestFieldID = paimon.SchemaCurrentVersion, old.ID+1, fields, highest
 	next.PrimaryKeys, next.Options, next.TimeMillis = pks, opts, time.Now().UnixMilli()
