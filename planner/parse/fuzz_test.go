@@ -22,6 +22,9 @@ func FuzzParse(f *testing.F) {
 		`SELECT * FROM (SELECT 1) AS c (x) FULL JOIN d USING (x) WHERE a::int IS DISTINCT FROM b || 'x' ILIKE ?`,
 		`SELECT {fn UCASE(x)}, {d '2024-01-01'}, INTERVAL '1 day 2 hours' FROM paimon.db.t OFFSET 1 ROWS FETCH FIRST 2 ROWS ONLY`,
 		`SELECT a FROM t GROUP BY GROUPING SETS ((a), ())`, `SELECT 1 INTERSECT SELECT 2 EXCEPT SELECT 3`,
+		`ALTER TABLE t ADD (a ROW<x INT> NOT NULL COMMENT 'c' FIRST, b INT AFTER a)`, `ALTER TABLE d.t MODIFY a DECIMAL(5, 2) NULL AFTER b`,
+		`ALTER TABLE t ALTER COLUMN a DROP NOT NULL`, `INSERT OVERWRITE TABLE t PARTITION (a = -1, b = 'x') (c) SELECT 1`,
+		`CREATE TABLE IF NOT EXISTS t PARTITIONED BY (a) WITH ('k' = 'v') AS SELECT 1 AS a`,
 	} {
 		f.Add(s)
 	}
@@ -33,7 +36,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if st.Query == nil && st.Other == nil && st.Call == nil {
+		if st.Query == nil && st.Other == nil && st.Call == nil && st.DDL == nil && st.Insert == nil {
 			t.Fatalf("Parse(%q): empty statement without error", s)
 		}
 	})
