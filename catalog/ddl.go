@@ -40,6 +40,9 @@ type Editor interface {
 	DropTable(ctx context.Context, db, table string, ifExists bool) error
 	// AlterOptions writes the next schema with options set and reset.
 	AlterOptions(ctx context.Context, db, table string, set map[string]string, reset []string) error
+	// AlterColumns writes the next schema with column changes applied
+	// (write.EvolveSchema).
+	AlterColumns(ctx context.Context, db, table string, changes []write.ColumnChange) error
 	// WriteTable opens db.table (main branch) for writing.
 	WriteTable(ctx context.Context, db, table string) (*write.Table, error)
 	// ReplaceTable hides db.table (if it exists) and creates it anew with
@@ -285,16 +288,9 @@ func (c *FS) AlterOptions(ctx context.Context, db, table string, set map[string]
 			return paimon.Errorf(ErrInvalid, "option %s of %s.%s cannot be reset", k, db, table)
 		}
 	}
-	for attempt := 0; ; attempt++ {
-		pt, err := paimon.OpenTable(ctx, c.io, c.TablePath(db, table), "")
-		if err != nil {
-			return err
-		}
-		latest, err := pt.LatestSchema(ctx)
-		if err != nil {
-			return err
-		}
+	return c.nextSchema(ctx, db, table, func(latest *paimon.TableSchema) (*paimon.TableSchema, error) {
 		next := *latest
+		next.Version = paimon.SchemaCurrentVersion
 		next.ID = latest.ID + 1
 		next.Options = map[string]string{}
 		for k, v := range latest.Options {
@@ -307,20 +303,6 @@ func (c *FS) AlterOptions(ctx context.Context, db, table string, set map[string]
 			delete(next.Options, k)
 		}
 		next.TimeMillis = time.Now().UnixMilli()
-		data, err := next.MarshalJSON()
-		if err != nil {
-			return fmt.Errorf("encode schema of %s.%s: %w", db, table, err)
-		}
-		p := path.Join(c.TablePath(db, table), "schema", "schema-"+strconv.FormatInt(next.ID, 10))
-		created, err := c.io.CreateIfAbsent(ctx, p, data)
-		if err != nil {
-			return fmt.Errorf("ALTER TABLE %s.%s: %w", db, table, err)
-		}
-		if created {
-			return nil
-		}
-		if attempt == 4 {
-			return fmt.Errorf("ALTER TABLE %s.%s: schema-%d was written concurrently 5 times in a row", db, table, next.ID)
-		}
-	}
+		return &next, nil
+	})
 }

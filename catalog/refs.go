@@ -18,6 +18,10 @@ type RefEditor interface {
 	DeleteTag(ctx context.Context, id Identifier, tag string) error
 	CreateBranch(ctx context.Context, id Identifier, branch, fromTag string) error
 	DeleteBranch(ctx context.Context, id Identifier, branch string) error
+	// RollbackTo makes snapshot (tag == "") or the tag's snapshot the
+	// latest of the identifier's branch (write.Table.RollbackTo); it
+	// returns the number of snapshots removed.
+	RollbackTo(ctx context.Context, id Identifier, snapshot int64, tag string) (int, error)
 }
 
 var _ RefEditor = (*FS)(nil)
@@ -123,4 +127,24 @@ func (c *FS) DeleteBranch(ctx context.Context, id Identifier, branch string) err
 		return fmt.Errorf("delete branch %s: %w", branch, err)
 	}
 	return nil
+}
+
+// RollbackTo implements RefEditor.
+func (c *FS) RollbackTo(ctx context.Context, id Identifier, snapshot int64, tag string) (int, error) {
+	if tag != "" {
+		if err := refName("tag", tag); err != nil {
+			return 0, err
+		}
+	}
+	if err := c.writable("sys.rollback_to"); err != nil {
+		return 0, err
+	}
+	if _, err := c.openDataTable(ctx, id.Database, id.Table, id.Branch); err != nil {
+		return 0, err
+	}
+	wt, err := write.OpenTable(ctx, c.io, id.Database, id.Table, id.Branch)
+	if err != nil {
+		return 0, err
+	}
+	return wt.RollbackTo(ctx, snapshot, tag)
 }

@@ -10,6 +10,14 @@
 // batches: scan → filter → aggregate → having → project → distinct →
 // sort/top-N → limit.
 //
+// Writes (ddl.go, insert.go, procedures.go, refprocs.go): DDL, INSERT
+// [OVERWRITE], CREATE TABLE AS SELECT and CALL procedures are update
+// statements; their update count is rows written (INSERT, CTAS), snapshots
+// or files removed (expire, orphans, rollback_to) or 0 (other DDL). A CTAS
+// plans its query at Prepare and drops the new table when the insert fails;
+// an INSERT's source must produce exactly the target's columns (counted on
+// the source itself, not through the wrapping SELECT).
+//
 // Entry points: New, Engine.Prepare, Statement.Execute /
 // Statement.ExecuteUpdate, and Run. See docs/design/planner.md.
 package planner

@@ -176,7 +176,7 @@ func (e *Engine) Prepare(ctx context.Context, sql string, sess Session) (*Statem
 		return e.prepareCall(ctx, pst.Call, sess)
 	}
 	if pst.DDL != nil {
-		return e.prepareDDL(pst.DDL, sess)
+		return e.prepareDDL(ctx, pst.DDL, sess)
 	}
 	if pst.Insert != nil {
 		return e.prepareInsert(ctx, pst.Insert, sess)

@@ -18,8 +18,11 @@ import (
 // CAST to the target column's type, and the target columns it fills.
 type insertPlan struct {
 	db, table string
-	cols      []arrow.Field // target columns, in source order
-	src       *Statement    // kindSQL
+	cols      []arrow.Field     // target columns, in source order (then static partition columns)
+	src       *Statement        // kindSQL
+	overwrite bool              // INSERT OVERWRITE
+	static    map[string]string // PARTITION (k = v): column → value text
+	verb      string            // "INSERT INTO" or "INSERT OVERWRITE"
 }
 
 // sqlTypeName is the CAST type for an Arrow column type of a table ("" when
@@ -73,9 +76,45 @@ func (e *Engine) prepareInsert(ctx context.Context, in *parse.Insert, sess Sessi
 		return nil, unsupportedf("INSERT into %s.%s (a %s)", db, in.Table, strings.ToLower(t.Kind()))
 	}
 	sc := t.Schema()
+	verb := "INSERT INTO"
+	if in.Overwrite {
+		verb = "INSERT OVERWRITE"
+	}
+	colByName := func(c string) (arrow.Field, bool) {
+		idx := sc.FieldIndices(c)
+		if len(idx) == 0 {
+			for i, f := range sc.Fields() {
+				if strings.EqualFold(f.Name, c) {
+					idx = []int{i}
+				}
+			}
+		}
+		if len(idx) == 0 {
+			return arrow.Field{}, false
+		}
+		return sc.Field(idx[0]), true
+	}
+	// Static partition columns take the PARTITION values; the source gives
+	// the others.
+	var statics []arrow.Field
+	var staticLits []string
+	static := map[string]string{}
+	for _, sp := range in.Static {
+		f, ok := colByName(sp.Column)
+		if !ok {
+			return nil, invalidf("%s %s.%s: no column %s", verb, db, in.Table, sp.Column)
+		}
+		statics = append(statics, f)
+		staticLits = append(staticLits, sp.Literal)
+		static[f.Name] = sp.Value
+	}
 	var cols []arrow.Field
 	if in.Columns == nil {
-		cols = sc.Fields()
+		for _, f := range sc.Fields() {
+			if _, ok := static[f.Name]; !ok {
+				cols = append(cols, f)
+			}
+		}
 	} else {
 		seen := map[string]bool{}
 		for _, c := range in.Columns {
@@ -94,6 +133,9 @@ func (e *Engine) prepareInsert(ctx context.Context, in *parse.Insert, sess Sessi
 			if seen[f.Name] {
 				return nil, invalidf("INSERT INTO %s.%s: column %s listed twice", db, in.Table, c)
 			}
+			if _, ok := static[f.Name]; ok {
+				return nil, invalidf("%s %s.%s: column %s is given by PARTITION (...) and in the column list", verb, db, in.Table, c)
+			}
 			seen[f.Name] = true
 			cols = append(cols, f)
 		}
@@ -109,6 +151,23 @@ func (e *Engine) prepareInsert(ctx context.Context, in *parse.Insert, sess Sessi
 			sel[i] = ref
 		}
 	}
+	for i, f := range statics {
+		if tn := sqlTypeName(f.Type); tn != "" {
+			sel = append(sel, "CAST("+staticLits[i]+" AS "+tn+")")
+		} else {
+			return nil, unsupportedf("%s %s.%s: static partition column %s of type %s", verb, db, in.Table, f.Name, f.Type)
+		}
+	}
+	// The derived column list may be shorter than the source (a partial
+	// rename): count the source's columns on its own.
+	if srcSt, err := parse.ParseContext(ctx, in.Source, parse.Limits{MaxBytes: e.opts.MaxStatementBytes, MaxPrefixRun: e.opts.MaxExpressionDepth}); err == nil && srcSt.Query != nil {
+		if sq, err := e.prepareSQL(ctx, srcSt, sess); err == nil && sq.schema.NumFields() != len(cols) {
+			return nil, invalidf("%s %s.%s: the source has %d columns, the target %d", verb, db, in.Table, sq.schema.NumFields(), len(cols))
+		}
+	}
+	if len(aliases) == 0 {
+		return nil, invalidf("%s %s.%s: every column is given by PARTITION (...): nothing left for the rows", verb, db, in.Table)
+	}
 	wrapped := "SELECT " + strings.Join(sel, ", ") + " FROM (" + in.Source + ") AS paimon_insert_src (" + strings.Join(aliases, ", ") + ")"
 	pst, err := parse.ParseContext(ctx, wrapped, parse.Limits{MaxBytes: e.opts.MaxStatementBytes, MaxPrefixRun: e.opts.MaxExpressionDepth})
 	if err != nil {
@@ -121,12 +180,13 @@ func (e *Engine) prepareInsert(ctx context.Context, in *parse.Insert, sess Sessi
 	if err != nil {
 		return nil, fmt.Errorf("INSERT INTO %s.%s: %w", db, in.Table, err)
 	}
-	if got := q.schema.NumFields(); got != len(cols) {
-		return nil, invalidf("INSERT INTO %s.%s: the source has %d columns, the target %d", db, in.Table, got, len(cols))
+	if got := q.schema.NumFields(); got != len(cols)+len(statics) {
+		return nil, invalidf("%s %s.%s: the source has %d columns, the target %d", verb, db, in.Table, got-len(statics), len(cols))
 	}
 	src := &Statement{e: e, kind: kindSQL, sq: q, schema: q.schema}
 	return &Statement{e: e, kind: kindInsert, sess: sess, tableName: db + "." + in.Table,
-		ins: &insertPlan{db: db, table: in.Table, cols: cols, src: src}}, nil
+		ins: &insertPlan{db: db, table: in.Table, cols: append(cols, statics...), src: src,
+			overwrite: in.Overwrite, static: static, verb: verb}}, nil
 }
 
 // runInsert streams the source rows into one write and commits them as one
@@ -139,6 +199,12 @@ func (s *Statement) runInsert(ctx context.Context, params []any) (int64, error) 
 	}
 	mem := memory.DefaultAllocator
 	w := wt.NewWriter(mem)
+	if p.overwrite {
+		if err := w.Overwrite(p.static); err != nil {
+			w.Abort(context.WithoutCancel(ctx))
+			return 0, fmt.Errorf("%s %s: %w", p.verb, s.tableName, err)
+		}
+	}
 	fields := make([]arrow.Field, len(p.cols))
 	for i, f := range p.cols {
 		fields[i] = arrow.Field{Name: f.Name, Type: f.Type, Nullable: true}
@@ -146,7 +212,7 @@ func (s *Statement) runInsert(ctx context.Context, params []any) (int64, error) 
 	var rows int64
 	fail := func(err error) (int64, error) {
 		w.Abort(context.WithoutCancel(ctx))
-		return 0, fmt.Errorf("INSERT INTO %s: %w", s.tableName, err)
+		return 0, fmt.Errorf("%s %s: %w", p.verb, s.tableName, err)
 	}
 	for part := 0; part < p.src.NumPartitions(); part++ {
 		rdr, err := p.src.Execute(ctx, mem, params, part)
@@ -176,7 +242,7 @@ func (s *Statement) runInsert(ctx context.Context, params []any) (int64, error) 
 		}
 	}
 	if _, err := w.Commit(ctx); err != nil {
-		return 0, fmt.Errorf("INSERT INTO %s: %w", s.tableName, err)
+		return 0, fmt.Errorf("%s %s: %w", p.verb, s.tableName, err)
 	}
 	return rows, nil
 }

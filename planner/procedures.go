@@ -32,6 +32,7 @@ const (
 	procDeleteTag
 	procCreateBranch
 	procDeleteBranch
+	procRollback
 )
 
 // procCall is a planned housekeeping procedure.
@@ -54,6 +55,7 @@ var procParams = map[string][]string{
 	"sys.delete_tag":          {"table", "tag"},
 	"sys.create_branch":       {"table", "branch", "tag"},
 	"sys.delete_branch":       {"table", "branch"},
+	"sys.rollback_to":         {"table", "tag", "snapshot_id"},
 }
 
 // prepareHousekeeping plans expire_snapshots and remove_orphan_files; ok
@@ -91,6 +93,10 @@ func (e *Engine) prepareHousekeeping(ctx context.Context, c *parse.Call, sess Se
 	}
 	pc := &procCall{}
 	switch proc {
+	case "sys.rollback_to":
+		if err := e.prepareRollback(proc, args, t, pc); err != nil {
+			return nil, true, err
+		}
 	case "sys.create_tag", "sys.delete_tag", "sys.create_branch", "sys.delete_branch":
 		if err := e.prepareRefProc(proc, args, t, pc); err != nil {
 			return nil, true, err
@@ -206,6 +212,12 @@ func (s *Statement) runHousekeeping(ctx context.Context) (int64, error) {
 		return int64(n), nil
 	case procCreateTag, procDeleteTag, procCreateBranch, procDeleteBranch:
 		return s.runRefProc(ctx)
+	case procRollback:
+		n, err := s.e.cat.(catalog.RefEditor).RollbackTo(ctx, s.proc.id, s.proc.snapshot, s.proc.fromTag)
+		if err != nil {
+			return 0, fmt.Errorf("sys.rollback_to(%s): %w", s.tableName, err)
+		}
+		return int64(n), nil
 	}
 	return 0, invalidf("unknown procedure")
 }

@@ -103,7 +103,7 @@ func TestHousekeepingProcedures(t *testing.T) {
 		{"CALL sys.remove_orphan_files(`table` => 'default.clicks', older_than => '2999-01-01 00:00:00')", catalog.ErrInvalid, "must be in the past"},
 		{"CALL sys.remove_orphan_files(`table` => 'default.clicks', dry_run => 'maybe')", catalog.ErrInvalid, "dry_run"},
 		{"CALL sys.remove_orphan_files(`table` => 'default.*')", catalog.ErrUnsupported, "name one table"},
-		{"CALL sys.rollback_to(`table` => 'default.clicks')", catalog.ErrUnsupported, "sys.expire_snapshots"},
+		{"CALL sys.rollback_to_timestamp(`table` => 'default.clicks', timestamp => 1)", catalog.ErrUnsupported, "sys.expire_snapshots"},
 	} {
 		_, err := execUpdate(t, e, c.sql)
 		if err == nil || !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.want) {

@@ -92,3 +92,34 @@ func (s *Statement) runRefProc(ctx context.Context) (int64, error) {
 	}
 	return 0, nil
 }
+
+// prepareRollback plans CALL sys.rollback_to(`table` => 'db.t',
+// snapshot_id => N) or (..., tag => 'name'), Paimon's arguments (exactly
+// one of tag and snapshot_id). The update count is the number of snapshots
+// removed.
+func (e *Engine) prepareRollback(proc string, args map[string]string, t catalog.Table, pc *procCall) error {
+	if _, ok := e.cat.(catalog.RefEditor); !ok {
+		return unsupportedf("%s (this catalog cannot be written)", proc)
+	}
+	id := t.Identifier()
+	if id.SystemTable != "" || t.Kind() != catalog.KindTable {
+		return unsupportedf("%s on %s (not a data table)", proc, catalog.SQLName(id))
+	}
+	pc.kind, pc.id = procRollback, id
+	tag, snap := strings.TrimSpace(args["tag"]), strings.TrimSpace(args["snapshot_id"])
+	switch {
+	case tag != "" && snap != "":
+		return invalidf("%s: give tag or snapshot_id, not both", proc)
+	case tag != "":
+		pc.fromTag = tag
+	case snap != "":
+		n, err := strconv.ParseInt(snap, 10, 64)
+		if err != nil || n < 1 {
+			return invalidf("%s: snapshot_id must be a positive integer, got %q", proc, snap)
+		}
+		pc.snapshot = n
+	default:
+		return invalidf("%s: argument tag or snapshot_id is required", proc)
+	}
+	return nil
+}

@@ -66,6 +66,10 @@ type commitRequest struct {
 	// newFiles are the paths of data and index files written for this commit,
 	// deleted when the commit fails for good.
 	newFiles []string
+	// overwrite makes this an OVERWRITE commit (overwrite.go): every live
+	// data and index file of the partitions it matches in the snapshot the
+	// commit lands on is deleted, then entries are added.
+	overwrite *overwriteScope
 }
 
 // commit publishes req as snapshot latest+1, retrying on lost races. It
@@ -78,7 +82,7 @@ type commitRequest struct {
 // CALL sys.expire_snapshots) tries again.
 func (t *Table) commit(ctx context.Context, req *commitRequest) (int64, error) {
 	id, err := t.commitSnapshot(ctx, req)
-	if err != nil || t.opts.writeOnly {
+	if err != nil || id == 0 || t.opts.writeOnly {
 		return id, err
 	}
 	_, t.LastExpireError = t.ExpireSnapshots(context.WithoutCancel(ctx), ExpireOptions{})
@@ -100,25 +104,36 @@ func (t *Table) commitSnapshot(ctx context.Context, req *commitRequest) (id int6
 		written = append(written, p)
 		return t.io.Overwrite(ctx, p, data)
 	}
-	// The delta is independent of the base snapshot: write it once.
-	var deltaMetas []paimon.ManifestFileMeta
-	if len(req.entries) > 0 {
-		m, err := t.writeManifest(ctx, names, req.entries, writeFile)
-		if err != nil {
-			return 0, err
+	// The delta is independent of the base snapshot: write it once (an
+	// overwrite's deletions depend on it: written per attempt).
+	writeDelta := func(entries []paimon.ManifestEntry) (string, int64, int64, error) {
+		var metas []paimon.ManifestFileMeta
+		if len(entries) > 0 {
+			m, err := t.writeManifest(ctx, names, entries, writeFile)
+			if err != nil {
+				return "", 0, 0, err
+			}
+			metas = append(metas, m)
 		}
-		deltaMetas = append(deltaMetas, m)
+		list, size, err := t.writeManifestList(names, metas, writeFile)
+		if err != nil {
+			return "", 0, 0, err
+		}
+		var records int64
+		for _, e := range entries {
+			if e.Kind == paimon.FileKindAdd {
+				records += e.File.RowCount
+			} else {
+				records -= e.File.RowCount
+			}
+		}
+		return list, size, records, nil
 	}
-	deltaList, deltaSize, err := t.writeManifestList(names, deltaMetas, writeFile)
-	if err != nil {
-		return 0, err
-	}
-	var deltaRecords int64
-	for _, e := range req.entries {
-		if e.Kind == paimon.FileKindAdd {
-			deltaRecords += e.File.RowCount
-		} else {
-			deltaRecords -= e.File.RowCount
+	var deltaList string
+	var deltaSize, deltaRecords int64
+	if req.overwrite == nil {
+		if deltaList, deltaSize, deltaRecords, err = writeDelta(req.entries); err != nil {
+			return 0, err
 		}
 	}
 	wait := 10 * time.Millisecond
@@ -130,6 +145,18 @@ func (t *Table) commitSnapshot(ctx context.Context, req *commitRequest) (id int6
 		latest, err := t.latestSnapshot(ctx)
 		if err != nil {
 			return 0, err
+		}
+		if req.overwrite != nil {
+			entries, err := t.overwriteEntries(ctx, latest, req)
+			if err != nil {
+				return 0, err
+			}
+			if len(entries) == 0 && !req.indexChange {
+				return 0, nil // nothing to replace, nothing to add
+			}
+			if deltaList, deltaSize, deltaRecords, err = writeDelta(entries); err != nil {
+				return 0, err
+			}
 		}
 		if err := t.checkConflicts(ctx, latest, req); err != nil {
 			return 0, err

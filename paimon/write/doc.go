@@ -7,5 +7,15 @@
 // DELETE, creates tags, branches and consumers, expires snapshots, and
 // builds the demo warehouse (BuildDemo).
 //
+// Invariants of schema changes, overwrite and rollback:
+//   - EvolveSchema never reuses a field id (new columns take
+//     highestFieldId+1...) and never changes the id of a kept column, so
+//     readers map old files by id; it accepts only lossless type widenings.
+//   - An OVERWRITE commit computes its DELETE entries against the snapshot
+//     it lands on, on every commit attempt, never once up front.
+//   - RollbackTo writes a restored snapshot file before moving the LATEST
+//     hint to it, and deletes later snapshots newest first; it deletes no
+//     data or manifest file (RemoveOrphanFiles does).
+//
 // See docs/design/writer.md for the decisions and format facts.
 package write

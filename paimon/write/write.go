@@ -45,6 +45,7 @@ type Writer struct {
 	dyn       map[string]*partitionIndex
 	dynLoaded bool
 	dynIndex  []paimon.IndexManifestEntry
+	ow        *overwriteScope // INSERT OVERWRITE (overwrite.go); nil: append
 	// AutoCompact makes Commit of a primary-key table with deletion vectors
 	// or the first-row merge engine
 	// also run the lookup compaction (a second, COMPACT snapshot), as Java
@@ -459,16 +460,21 @@ func (w *Writer) Commit(ctx context.Context) (int64, error) {
 				Bucket: int32(fw.bucket), TotalBuckets: int32(w.t.bucket), File: m})
 		}
 	}
-	if len(entries) == 0 {
+	req := &commitRequest{kind: paimon.CommitAppend, entries: entries, newFiles: files}
+	if w.ow != nil {
+		if err := w.t.overwriteRequest(req, w.ow); err != nil {
+			return fail(err)
+		}
+	}
+	if len(entries) == 0 && req.overwrite == nil {
 		return 0, nil
 	}
-	req := &commitRequest{kind: paimon.CommitAppend, entries: entries, newFiles: files}
 	if err := w.writeHashIndexes(ctx, req); err != nil {
 		files = req.newFiles
 		return fail(err)
 	}
 	id, err := w.t.commit(ctx, req)
-	if err != nil {
+	if err != nil || id == 0 {
 		return 0, err
 	}
 	// First-row tables are read without their level-0 files (Java keeps

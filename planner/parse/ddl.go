@@ -7,6 +7,7 @@ import (
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/write"
 )
 
 // DDL is CREATE/DROP DATABASE or CREATE/DROP TABLE (xwb1989/sqlparser
@@ -34,57 +35,11 @@ type DDL struct {
 	PartitionedBy []string
 	Options       map[string]string
 	Reset         []string // ALTER TABLE t RESET ('k', ...)
-	Comment       string
-}
-
-// parseAlter parses the tokens after ALTER:
-//
-//	ALTER TABLE [db.]t SET ('k' = 'v', ...)
-//	ALTER TABLE [db.]t RESET ('k', ...)
-func parseAlter(toks []token) (*DDL, error) {
-	d := &ddlParser{}
-	for _, t := range toks {
-		if t.kind != tSpace && t.kind != tComment {
-			d.sig = append(d.sig, t)
-		}
-	}
-	if !d.acceptWords("TABLE") {
-		return nil, paimon.Errorf(catalog.ErrUnsupported, "ALTER: only ALTER TABLE ... SET/RESET is supported")
-	}
-	out := &DDL{Kind: "ALTER TABLE"}
-	var err error
-	if out.Database, out.Table, err = d.qualified(); err != nil {
-		return nil, err
-	}
-	switch {
-	case d.acceptWords("SET"):
-		if out.Options, err = d.options(); err != nil {
-			return nil, err
-		}
-	case d.acceptWords("RESET"):
-		if !d.acceptPunct("(") {
-			return nil, d.errf("expected '(' after RESET")
-		}
-		for {
-			k, err := d.str("an option key")
-			if err != nil {
-				return nil, err
-			}
-			out.Reset = append(out.Reset, k)
-			if d.acceptPunct(")") {
-				break
-			}
-			if !d.acceptPunct(",") {
-				return nil, d.errf("expected ',' or ')' in RESET")
-			}
-		}
-	default:
-		if d.i < len(d.sig) && (isWord(d.sig[d.i], "ADD") || isWord(d.sig[d.i], "RENAME") || isWord(d.sig[d.i], "DROP") || isWord(d.sig[d.i], "MODIFY") || isWord(d.sig[d.i], "ALTER")) {
-			return nil, paimon.Errorf(catalog.ErrUnsupported, "ALTER TABLE ... %s: column changes are not supported yet (only SET/RESET options)", strings.ToUpper(d.sig[d.i].text))
-		}
-		return nil, d.errf("expected SET or RESET")
-	}
-	return out, d.end()
+	// Changes are ALTER TABLE column changes (alter.go), applied in order.
+	Changes []write.ColumnChange
+	Comment string
+	// AsSelect is the query of CREATE TABLE ... AS SELECT (its SQL text).
+	AsSelect string
 }
 
 type ddlParser struct {
@@ -181,8 +136,10 @@ func (d *ddlParser) end() error {
 	return nil
 }
 
-// parseDDL parses the tokens after CREATE or DROP.
-func parseDDL(toks []token, create bool) (*DDL, error) {
+// parseDDL parses the tokens after CREATE or DROP; src is the statement
+// text. CREATE TABLE ... AS query (CTAS) takes the clauses COMMENT,
+// PARTITIONED BY and WITH before AS, and no column list.
+func parseDDL(src string, toks []token, create bool) (*DDL, error) {
 	d := &ddlParser{}
 	for _, t := range toks {
 		if t.kind != tSpace && t.kind != tComment {
@@ -226,11 +183,11 @@ func parseDDL(toks []token, create bool) (*DDL, error) {
 	if !create {
 		return out, d.end()
 	}
-	if d.acceptWords("AS") {
-		return nil, paimon.Errorf(catalog.ErrUnsupported, "CREATE TABLE ... AS SELECT: create the table, then ingest the query result with bulk ingest")
-	}
-	if err := d.columns(out); err != nil {
-		return nil, err
+	ctas := !(d.i < len(d.sig) && isPunct(d.sig[d.i], "("))
+	if !ctas {
+		if err := d.columns(out); err != nil {
+			return nil, err
+		}
 	}
 	for d.i < len(d.sig) {
 		switch {
@@ -246,11 +203,24 @@ func parseDDL(toks []token, create bool) (*DDL, error) {
 			if out.Options, err = d.options(); err != nil {
 				return nil, err
 			}
-		case d.peekWord("AS"):
-			return nil, paimon.Errorf(catalog.ErrUnsupported, "CREATE TABLE ... AS SELECT: create the table, then ingest the query result with bulk ingest")
+		case d.acceptWords("AS"):
+			if !ctas {
+				return nil, paimon.Errorf(catalog.ErrUnsupported, "CREATE TABLE t (columns) AS query: CREATE TABLE ... AS takes its columns from the query (drop the column list)")
+			}
+			if d.i >= len(d.sig) || !(isWord(d.sig[d.i], "SELECT") || isWord(d.sig[d.i], "WITH") || isWord(d.sig[d.i], "VALUES") || isPunct(d.sig[d.i], "(")) {
+				return nil, d.errf("expected a query after AS")
+			}
+			if isWord(d.sig[d.i], "VALUES") {
+				return nil, paimon.Errorf(catalog.ErrUnsupported, "CREATE TABLE ... AS VALUES (use AS SELECT ... UNION ALL SELECT ...)")
+			}
+			out.AsSelect = src[d.sig[d.i].pos:]
+			return out, nil
 		default:
-			return nil, d.errf("expected COMMENT, PARTITIONED BY or WITH")
+			return nil, d.errf("expected COMMENT, PARTITIONED BY, WITH or AS")
 		}
+	}
+	if ctas {
+		return nil, d.errf("expected '(' and the column list, or AS and a query")
 	}
 	return out, nil
 }
@@ -307,31 +277,9 @@ func (d *ddlParser) columns(out *DDL) error {
 			if err != nil {
 				return err
 			}
-			// The type runs to NOT NULL / NULL / COMMENT / ',' / ')' at depth 0.
-			start, depth := d.i, 0
-			var text strings.Builder
-			for ; d.i < len(d.sig); d.i++ {
-				t := d.sig[d.i]
-				if depth == 0 && (isPunct(t, ",") || isPunct(t, ")") || isWord(t, "NOT") || isWord(t, "NULL") || isWord(t, "COMMENT") || isWord(t, "PRIMARY")) {
-					break
-				}
-				if t.kind == tPunct {
-					depth += strings.Count(t.text, "(") + strings.Count(t.text, "<") - strings.Count(t.text, ")") - strings.Count(t.text, ">")
-				}
-				text.WriteString(t.text)
-				text.WriteByte(' ')
-			}
-			if d.i == start {
-				return d.errf("expected the type of column %s", name)
-			}
-			dt, err := parseColumnType(text.String())
+			dt, err := d.colType(name)
 			if err != nil {
-				return paimon.Errorf(catalog.ErrInvalid, "column %s: %v", name, err)
-			}
-			if d.acceptWords("NOT", "NULL") {
-				dt.Nullable = false
-			} else {
-				d.acceptWords("NULL")
+				return err
 			}
 			f := types.DataField{Name: name, Type: dt}
 			if d.acceptWords("COMMENT") {

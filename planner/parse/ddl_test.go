@@ -2,6 +2,7 @@ package parse
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -42,7 +43,10 @@ func TestParseDDL(t *testing.T) {
 		"CREATE TABLE t (id)":                            catalog.ErrInvalid,
 		"CREATE TABLE t (id INT) WITH ('a')":             catalog.ErrInvalid,
 		"CREATE TABLE t (id INT) WITH ('a'='1','a'='2')": catalog.ErrInvalid,
-		"CREATE TABLE t AS SELECT 1":                     catalog.ErrUnsupported,
+		"CREATE TABLE t (a INT) AS SELECT 1":             catalog.ErrUnsupported,
+		"CREATE TABLE t AS VALUES (1)":                   catalog.ErrUnsupported,
+		"CREATE TABLE t AS":                              catalog.ErrInvalid,
+		"CREATE TABLE t WITH ('a' = 'b')":                catalog.ErrInvalid,
 		"CREATE VIEW v AS SELECT 1":                      catalog.ErrUnsupported,
 		"DROP TABLE t extra":                             catalog.ErrInvalid,
 		"CREATE TABLE t (id ARRAY<INT, INT>)":            catalog.ErrInvalid,
@@ -60,6 +64,17 @@ func boolStr(b bool) string {
 	return "false"
 }
 
+func TestParseCTAS(t *testing.T) {
+	st, err := Parse("CREATE TABLE IF NOT EXISTS d.t COMMENT 'c' PARTITIONED BY (p) WITH ('bucket' = '2') AS SELECT a, p FROM u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := st.DDL
+	if got := fmt.Sprint(d.Kind, "|", d.Database, "|", d.Table, "|", d.IfNotExists, "|", d.Comment, "|", d.PartitionedBy, "|", d.Options, "|", d.AsSelect); got != "CREATE TABLE|d|t|true|c|[p]|map[bucket:2]|SELECT a, p FROM u" {
+		t.Fatalf("CTAS: %s", got)
+	}
+}
+
 func TestParseInsert(t *testing.T) {
 	st, err := Parse("INSERT INTO db.t (a, `b`) VALUES (1, 'x, (y)'), (2 + 3, NULL)")
 	if err != nil {
@@ -73,13 +88,19 @@ func TestParseInsert(t *testing.T) {
 	if err != nil || st.Insert.Columns != nil || st.Insert.Source != "(SELECT a FROM u)" {
 		t.Fatalf("INSERT INTO t (query): %+v %v", st, err)
 	}
+	st, err = Parse("INSERT OVERWRITE TABLE db.t PARTITION (dt = 'x''y', h = -3) (a) SELECT 1")
+	if err != nil || !st.Insert.Overwrite || fmt.Sprint(st.Insert.Static) != "[{dt x'y 'x''y'} {h -3 -3}]" || st.Insert.Source != "SELECT 1" || strings.Join(st.Insert.Columns, ",") != "a" {
+		t.Fatalf("INSERT OVERWRITE: %+v %v", st.Insert, err)
+	}
 	for sql, kind := range map[string]error{
-		"INSERT t VALUES (1)":           catalog.ErrInvalid,
-		"INSERT INTO t VALUES (1":       catalog.ErrInvalid,
-		"INSERT INTO t VALUES ()":       catalog.ErrInvalid,
-		"INSERT INTO t":                 catalog.ErrInvalid,
-		"INSERT OVERWRITE t VALUES (1)": catalog.ErrUnsupported,
-		"INSERT INTO t VALUES (1) junk": catalog.ErrInvalid,
+		"INSERT t VALUES (1)":                             catalog.ErrInvalid,
+		"INSERT INTO t VALUES (1":                         catalog.ErrInvalid,
+		"INSERT INTO t VALUES ()":                         catalog.ErrInvalid,
+		"INSERT INTO t":                                   catalog.ErrInvalid,
+		"INSERT INTO t PARTITION (a = 1) VALUES (1)":      catalog.ErrUnsupported,
+		"INSERT OVERWRITE t PARTITION (a) VALUES (1)":     catalog.ErrInvalid,
+		"INSERT OVERWRITE t PARTITION (a = b) VALUES (1)": catalog.ErrInvalid,
+		"INSERT INTO t VALUES (1) junk":                   catalog.ErrInvalid,
 	} {
 		if _, err := Parse(sql); !errors.Is(err, kind) {
 			t.Errorf("%s: got %v, want %v", sql, err, kind)
@@ -96,12 +117,45 @@ func TestParseAlter(t *testing.T) {
 	if err != nil || strings.Join(st.DDL.Reset, ",") != "a,b" {
 		t.Fatalf("RESET: %+v %v", st, err)
 	}
+	for sql, want := range map[string]string{
+		"ALTER TABLE t ADD COLUMN x INT":                                    "1:x:INT::/",
+		"ALTER TABLE t ADD x DECIMAL(5, 2) NOT NULL FIRST":                  "1:x:DECIMAL(5, 2) NOT NULL::FIRST/",
+		"ALTER TABLE t ADD (x INT COMMENT 'c' AFTER y, z MAP<INT, STRING>)": "1:x:INT:c:AFTER y/1:z:MAP<INT, STRING>::/",
+		"ALTER TABLE t RENAME COLUMN a TO b":                                "2:a:BOOLEAN::/",
+		"ALTER TABLE t DROP (a, b)":                                         "3:a:BOOLEAN::/3:b:BOOLEAN::/",
+		"ALTER TABLE t MODIFY a BIGINT COMMENT 'k' AFTER b":                 "4:a:BIGINT::/6:a:BOOLEAN:k:/7:a:BOOLEAN::AFTER b/",
+		"ALTER TABLE t ALTER COLUMN a TYPE BIGINT":                          "4:a:BIGINT::/",
+		"ALTER TABLE t ALTER a SET NOT NULL":                                "5:a:BOOLEAN::/",
+		"ALTER TABLE t ALTER COLUMN a FIRST":                                "7:a:BOOLEAN::FIRST/",
+	} {
+		st, err := Parse(sql)
+		if err != nil {
+			t.Errorf("%s: %v", sql, err)
+			continue
+		}
+		var got strings.Builder
+		for _, c := range st.DDL.Changes {
+			typ := c.Type
+			if typ.Root == 0 && !typ.Nullable {
+				typ = typ.WithNullable(true) // zero value: no type
+			}
+			cm := ""
+			if c.Comment != nil {
+				cm = *c.Comment
+			}
+			fmt.Fprintf(&got, "%d:%s:%s:%s:%s/", c.Kind, c.Column, typ, cm, strings.TrimSpace(c.Position+" "+c.After))
+		}
+		if got.String() != want {
+			t.Errorf("%s:\n got %s\nwant %s", sql, got.String(), want)
+		}
+	}
 	for sql, kind := range map[string]error{
-		"ALTER TABLE t ADD COLUMN x INT": catalog.ErrUnsupported,
-		"ALTER VIEW v SET ('a' = '1')":   catalog.ErrUnsupported,
-		"ALTER TABLE t SET ('a')":        catalog.ErrInvalid,
-		"ALTER TABLE t RESET ('a' 'b')":  catalog.ErrInvalid,
-		"ALTER TABLE t FROB":             catalog.ErrInvalid,
+		"ALTER TABLE t RENAME TO u":     catalog.ErrUnsupported,
+		"ALTER TABLE t ADD COLUMN x":    catalog.ErrInvalid,
+		"ALTER VIEW v SET ('a' = '1')":  catalog.ErrUnsupported,
+		"ALTER TABLE t SET ('a')":       catalog.ErrInvalid,
+		"ALTER TABLE t RESET ('a' 'b')": catalog.ErrInvalid,
+		"ALTER TABLE t FROB":            catalog.ErrInvalid,
 	} {
 		if _, err := Parse(sql); !errors.Is(err, kind) {
 			t.Errorf("%s: got %v, want %v", sql, err, kind)

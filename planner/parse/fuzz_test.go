@@ -27,6 +27,15 @@ func FuzzParse(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+
+	// Writes: ALTER TABLE columns, INSERT OVERWRITE, CTAS.
+	for _, s := range []string{
+		`ALTER TABLE t ADD (a ROW<x INT> NOT NULL COMMENT 'c' FIRST, b INT AFTER a)`, `ALTER TABLE d.t MODIFY a DECIMAL(5, 2) NULL AFTER b`,
+		`ALTER TABLE t ALTER COLUMN a DROP NOT NULL`, `INSERT OVERWRITE TABLE t PARTITION (a = -1, b = 'x') (c) SELECT 1`,
+		`CREATE TABLE IF NOT EXISTS t PARTITIONED BY (a) WITH ('k' = 'v') AS SELECT 1 AS a`,
+	} {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		st, err := Parse(s)
 		if err != nil {
@@ -35,7 +44,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if st.Query == nil && st.Other == nil && st.Call == nil {
+		if st.Query == nil && st.Other == nil && st.Call == nil && st.DDL == nil && st.Insert == nil {
 			t.Fatalf("Parse(%q): empty statement without error", s)
 		}
 	})

@@ -169,7 +169,7 @@ func parse(ctx context.Context, sql string, lim Limits) (*Statement, error) {
 		p.st.DDL = d
 		return p.st, nil
 	case isWord(t, "CREATE"), isWord(t, "DROP"):
-		d, err := parseDDL(toks[i+1:], isWord(t, "CREATE"))
+		d, err := parseDDL(sql, toks[i+1:], isWord(t, "CREATE"))
 		if err != nil {
 			return nil, err
 		}
