@@ -45,6 +45,13 @@ type Writer struct {
 	dyn       map[string]*partitionIndex
 	dynLoaded bool
 	dynIndex  []paimon.IndexManifestEntry
+	// Primary-key write buffer: bytes buffered in pk, and the level-0 files
+	// already flushed because the buffer reached write-buffer-size.
+	buffered     int64
+	flushed      []paimon.ManifestEntry
+	flushedFiles []string
+	// Flushes counts write-buffer flushes before Commit (tests, metrics).
+	Flushes int
 	// AutoCompact makes Commit of a primary-key table with deletion vectors
 	// or the first-row merge engine
 	// also run the lookup compaction (a second, COMPACT snapshot), as Java
@@ -57,6 +64,7 @@ type pkBucket struct {
 	bucket    int
 	recs      []arrow.RecordBatch
 	kinds     [][]int8
+	rows      int64
 }
 
 // NewWriter starts a write. mem may be nil (Go allocator).
@@ -288,6 +296,11 @@ func (w *Writer) add(ctx context.Context, k string, part []byte, bucket int, rec
 		}
 		b.recs = append(b.recs, rec)
 		b.kinds = append(b.kinds, kinds)
+		b.rows += rec.NumRows()
+		w.buffered += recordSize(rec)
+		if w.buffered >= w.t.opts.writeBufferSize {
+			return w.flushBuffer(ctx)
+		}
 		return nil
 	}
 	fw := w.app[k]
@@ -408,8 +421,8 @@ func (w *Writer) Commit(ctx context.Context) (int64, error) {
 	}
 	w.done = true
 	defer w.release()
-	var entries []paimon.ManifestEntry
-	var files []string
+	entries := w.flushed
+	files := w.flushedFiles
 	fail := func(err error) (int64, error) {
 		for _, fw := range w.app {
 			fw.abort(ctx)
@@ -426,6 +439,9 @@ func (w *Writer) Commit(ctx context.Context) (int64, error) {
 		k := w.order[i]
 		fw := w.app[k]
 		if b := w.pk[k]; b != nil {
+			if len(b.recs) == 0 {
+				return nil // everything was flushed already
+			}
 			var err error
 			if fw, err = w.t.newDataFileWriter(w.mem, w.names, b.partition, b.bucket, 0, paimon.FileSourceAppend, 0); err != nil {
 				return err
@@ -454,6 +470,9 @@ func (w *Writer) Commit(ctx context.Context) (int64, error) {
 		return fail(err)
 	}
 	for i, fw := range writers {
+		if fw == nil {
+			continue
+		}
 		for _, m := range results[i] {
 			entries = append(entries, paimon.ManifestEntry{Kind: paimon.FileKindAdd, Partition: fw.partition,
 				Bucket: int32(fw.bucket), TotalBuckets: int32(w.t.bucket), File: m})
@@ -559,7 +578,68 @@ func (w *Writer) Abort(ctx context.Context) {
 	for _, fw := range w.app {
 		fw.abort(ctx)
 	}
+	for _, p := range w.flushedFiles {
+		_ = w.t.io.Delete(context.WithoutCancel(ctx), p)
+	}
 	w.release()
+}
+
+// flushBuffer writes every buffered primary-key bucket as level-0 files
+// (sorted and merged per key, sequence numbers continuing) and empties the
+// buffer, as Java's MergeTreeWriter does when its write buffer is full:
+// several level-0 sorted runs per bucket are normal, merge-on-read and
+// compaction merge them by sequence number. The files join the commit.
+func (w *Writer) flushBuffer(ctx context.Context) error {
+	var keys []string
+	for _, k := range w.order {
+		if b := w.pk[k]; b != nil && len(b.recs) > 0 {
+			keys = append(keys, k)
+		}
+	}
+	writers := make([]*dataFileWriter, len(keys))
+	results := make([][]paimon.DataFileMeta, len(keys))
+	err := parallel(ctx, len(keys), func(i int) error {
+		b := w.pk[keys[i]]
+		fw, err := w.t.newDataFileWriter(w.mem, w.names, b.partition, b.bucket, 0, paimon.FileSourceAppend, 0)
+		if err != nil {
+			return err
+		}
+		writers[i] = fw
+		if err := w.flushPK(ctx, b, fw); err != nil {
+			return err
+		}
+		results[i], err = fw.finish(ctx)
+		return err
+	})
+	for _, fw := range writers {
+		if fw != nil {
+			w.flushedFiles = append(w.flushedFiles, fw.written...)
+		}
+	}
+	if err != nil {
+		for _, fw := range writers {
+			if fw != nil {
+				fw.abort(ctx)
+			}
+		}
+		return err
+	}
+	for i, k := range keys {
+		b := w.pk[k]
+		for _, m := range results[i] {
+			w.flushed = append(w.flushed, paimon.ManifestEntry{Kind: paimon.FileKindAdd, Partition: b.partition,
+				Bucket: int32(b.bucket), TotalBuckets: int32(w.t.bucket), File: m})
+		}
+		// The next run continues the bucket's sequence numbers.
+		w.maxSeq[k] = w.nextSeq(k) + b.rows - 1
+		for _, r := range b.recs {
+			r.Release()
+		}
+		b.recs, b.kinds, b.rows = nil, nil, 0
+	}
+	w.buffered = 0
+	w.Flushes++
+	return nil
 }
 
 func (w *Writer) release() {
