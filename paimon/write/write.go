@@ -421,16 +421,64 @@ func (w *Writer) Commit(ctx context.Context) (int64, error) {
 	}
 	w.done = true
 	defer w.release()
+	entries, files, err := w.finishFiles(ctx)
+	if err != nil {
+		return 0, err
+	}
+	fail := func(err error) (int64, error) {
+		for _, p := range files {
+			_ = w.t.io.Delete(context.WithoutCancel(ctx), p)
+		}
+		return 0, err
+	}
+	if len(entries) == 0 {
+		return 0, nil
+	}
+	req := &commitRequest{kind: paimon.CommitAppend, entries: entries, newFiles: files}
+	if err := w.writeHashIndexes(ctx, req); err != nil {
+		files = req.newFiles
+		return fail(err)
+	}
+	id, err := w.t.commit(ctx, req)
+	if err != nil {
+		return 0, err
+	}
+	// First-row tables are read without their level-0 files (Java keeps
+	// them compacted by lookup): compact what this commit added.
+	if w.t.IsPrimaryKey() && (w.t.DeletionVectors() || w.t.merge.engine == engineFirstRow) && w.AutoCompact {
+		// A concurrent compaction of the same bucket makes ours conflict;
+		// recompute from the new latest snapshot a few times.
+		var cid int64
+		for attempt := 0; ; attempt++ {
+			cid, err = w.t.Compact(ctx, CompactOptions{Mem: w.mem})
+			if err == nil || !errors.Is(err, ErrConflict) || attempt == 4 {
+				break
+			}
+		}
+		if err != nil {
+			return id, fmt.Errorf("table %s: data committed as snapshot %d but the compaction that makes it visible failed: %w", w.t.root, id, err)
+		}
+		if cid > 0 {
+			id = cid
+		}
+	}
+	return id, nil
+}
+
+// finishFiles writes the buffered rows and closes every data file; it
+// returns their ADD entries and paths. On error every file written is
+// deleted.
+func (w *Writer) finishFiles(ctx context.Context) ([]paimon.ManifestEntry, []string, error) {
 	entries := w.flushed
 	files := w.flushedFiles
-	fail := func(err error) (int64, error) {
+	fail := func(err error) error {
 		for _, fw := range w.app {
 			fw.abort(ctx)
 		}
 		for _, p := range files {
 			_ = w.t.io.Delete(context.WithoutCancel(ctx), p)
 		}
-		return 0, err
+		return err
 	}
 	// Flush buckets in parallel (sorting and encoding are per bucket).
 	writers := make([]*dataFileWriter, len(w.order))
@@ -467,7 +515,7 @@ func (w *Writer) Commit(ctx context.Context) (int64, error) {
 				fw.abort(ctx)
 			}
 		}
-		return fail(err)
+		return nil, nil, fail(err)
 	}
 	for i, fw := range writers {
 		if fw == nil {
@@ -478,38 +526,7 @@ func (w *Writer) Commit(ctx context.Context) (int64, error) {
 				Bucket: int32(fw.bucket), TotalBuckets: int32(w.t.bucket), File: m})
 		}
 	}
-	if len(entries) == 0 {
-		return 0, nil
-	}
-	req := &commitRequest{kind: paimon.CommitAppend, entries: entries, newFiles: files}
-	if err := w.writeHashIndexes(ctx, req); err != nil {
-		files = req.newFiles
-		return fail(err)
-	}
-	id, err := w.t.commit(ctx, req)
-	if err != nil {
-		return 0, err
-	}
-	// First-row tables are read without their level-0 files (Java keeps
-	// them compacted by lookup): compact what this commit added.
-	if w.t.IsPrimaryKey() && (w.t.DeletionVectors() || w.t.merge.engine == engineFirstRow) && w.AutoCompact {
-		// A concurrent compaction of the same bucket makes ours conflict;
-		// recompute from the new latest snapshot a few times.
-		var cid int64
-		for attempt := 0; ; attempt++ {
-			cid, err = w.t.Compact(ctx, CompactOptions{Mem: w.mem})
-			if err == nil || !errors.Is(err, ErrConflict) || attempt == 4 {
-				break
-			}
-		}
-		if err != nil {
-			return id, fmt.Errorf("table %s: data committed as snapshot %d but the compaction that makes it visible failed: %w", w.t.root, id, err)
-		}
-		if cid > 0 {
-			id = cid
-		}
-	}
-	return id, nil
+	return entries, files, nil
 }
 
 // parallel runs fn(0..n-1) on up to GOMAXPROCS goroutines and returns the
