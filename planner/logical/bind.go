@@ -400,6 +400,19 @@ func BindWhere(ctx context.Context, sess Session, stmt *parse.Statement, tbl cat
 	return e, ps, nil
 }
 
+// BindScalar binds a scalar expression over the columns of tbl (UPDATE's
+// SET values): no aggregates, window functions or subqueries.
+func BindScalar(ctx context.Context, sess Session, stmt *parse.Statement, tbl catalog.Table, alias string, e sqlparser.Expr, what string) (vec.Expr, error) {
+	b := &binder{ctx: ctx, sess: sess, stmt: stmt}
+	cols := make([]int, tbl.Schema().NumFields())
+	for i := range cols {
+		cols[i] = i
+	}
+	s := (&Scan{Table: tbl, Alias: alias, Columns: cols}).Schema()
+	ec := &exprCtx{sc: &scope{fields: s}, what: what}
+	return b.expr(ec, e)
+}
+
 // ResolveTable resolves a table name as FROM does.
 func ResolveTable(ctx context.Context, sess Session, tn sqlparser.TableName) (catalog.Table, string, error) {
 	b := &binder{ctx: ctx, sess: sess}
