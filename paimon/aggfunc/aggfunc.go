@@ -238,7 +238,22 @@ func (f *Func) arith(op string, acc, in any) (any, error) {
 	case arrow.DECIMAL128:
 		return f.decimal(op, acc, in)
 	}
-	// Integers: exact in big.Int, then range-checked for the column width.
+	// Integers: sums in int64 when they cannot overflow it, else (and for
+	// products) exact in big.Int; then range-checked for the column width.
+	if x, y := acc.(int64), in.(int64); op != Product && op != "div" && x > math.MinInt64/4 && x < math.MaxInt64/4 && y > math.MinInt64/4 && y < math.MaxInt64/4 {
+		var r int64
+		switch op {
+		case Sum:
+			r = x + y
+		case "sub":
+			r = x - y
+		default:
+			r = -y
+		}
+		if bits := intBits(f.typ.ID()); bits == 64 || (r >= -(1<<(bits-1)) && r < 1<<(bits-1)) {
+			return r, nil
+		}
+	}
 	a, b := big.NewInt(acc.(int64)), big.NewInt(in.(int64))
 	r := new(big.Int)
 	switch op {
@@ -256,13 +271,25 @@ func (f *Func) arith(op string, acc, in any) (any, error) {
 		}
 		r.Quo(a, b) // Java integer division truncates toward zero, as Quo
 	}
-	bits := map[arrow.Type]uint{arrow.INT8: 8, arrow.INT16: 16, arrow.INT32: 32, arrow.INT64: 64}[f.typ.ID()]
+	bits := intBits(f.typ.ID())
 	lo := new(big.Int).Neg(new(big.Int).Lsh(big.NewInt(1), bits-1))
 	hi := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), bits-1), big.NewInt(1))
 	if r.Cmp(lo) < 0 || r.Cmp(hi) > 0 {
 		return nil, paimon.Errorf(paimon.ErrInvalid, "column %s: %s overflows %s (%s %s %s)", f.Field, f.Name, f.typ, a, op, b)
 	}
 	return r.Int64(), nil
+}
+
+func intBits(t arrow.Type) uint {
+	switch t {
+	case arrow.INT8:
+		return 8
+	case arrow.INT16:
+		return 16
+	case arrow.INT32:
+		return 32
+	}
+	return 64
 }
 
 func (f *Func) decimal(op string, acc, in any) (any, error) {
