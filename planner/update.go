@@ -7,6 +7,7 @@ import (
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/parse"
 )
 
@@ -72,6 +73,16 @@ func (e *Engine) prepareUpdate(ctx context.Context, pst *parse.Statement, x *sql
 		}
 		set[real] = sqlparser.String(ue.Expr)
 		setExpr[real] = ue.Expr
+	}
+	if ts, ok := t.(interface{ TableSchema() *paimon.TableSchema }); ok && len(pks) > 0 {
+		// Paimon's Spark UPDATE supports only these engines: rewriting rows
+		// into an aggregation table would aggregate them again, into a
+		// first-row table would be ignored.
+		switch eng := strings.ToLower(ts.TableSchema().MergeEngine()); eng {
+		case "", "deduplicate", "partial-update":
+		default:
+			return nil, unsupportedf("UPDATE of %s (merge engine %s: Paimon updates only deduplicate and partial-update tables)", name, eng)
+		}
 	}
 	if len(pks) == 0 {
 		alias := tn.Name.String()

@@ -84,3 +84,30 @@ func atoiT(t *testing.T, s string) int {
 	}
 	return n
 }
+
+// TestUpdateRefusedMergeEngines: as Paimon's Spark UPDATE, primary-key
+// tables with the aggregation or first-row merge engine are refused (the
+// rewritten rows would be aggregated again, or ignored).
+func TestUpdateRefusedMergeEngines(t *testing.T) {
+	fio, err := fileio.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(catalog.NewFS(fio, "."), Options{})
+	for _, sql := range []string{"CREATE DATABASE `default`",
+		"CREATE TABLE ag (k INT NOT NULL, v BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('merge-engine' = 'aggregation', 'fields.v.aggregate-function' = 'sum', 'bucket' = '1')",
+		"CREATE TABLE fr (k INT NOT NULL, v BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('merge-engine' = 'first-row', 'bucket' = '1')",
+		"INSERT INTO ag VALUES (1, 5), (1, 6)"} {
+		if _, err := execUpdate(t, e, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	if got := strings.Join(runQuery(t, e, "SELECT k, v FROM ag"), ","); got != "1|11" {
+		t.Fatalf("aggregation table: %s", got)
+	}
+	for _, tbl := range []string{"ag", "fr"} {
+		if _, err := execUpdate(t, e, "UPDATE "+tbl+" SET v = 1 WHERE k = 1"); !errors.Is(err, catalog.ErrUnsupported) || !strings.Contains(err.Error(), "merge engine") {
+			t.Errorf("UPDATE %s: %v", tbl, err)
+		}
+	}
+}
