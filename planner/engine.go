@@ -362,6 +362,8 @@ func (s *Statement) ParamTypes() []arrow.DataType {
 		return s.delParams
 	case kindInsert:
 		return s.ins.src.ParamTypes()
+	case kindUpdateAppend:
+		return s.upd.params
 	}
 	return nil
 }
@@ -521,7 +523,7 @@ func (s *Statement) ExecuteUpdate(ctx context.Context, params []any) (int64, err
 	case kindInsert:
 		return s.runInsert(ctx, params)
 	case kindUpdateAppend:
-		return s.runUpdateAppend(ctx)
+		return s.runUpdateAppend(ctx, params)
 	}
 	return 0, invalidf("statement is a query: use Execute")
 }
