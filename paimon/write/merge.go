@@ -13,6 +13,7 @@ import (
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/aggfunc"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/arrowrow"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/format"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
 )
 
 // Merge engines the writer applies (merge-engine option).
@@ -127,6 +128,10 @@ func (t *Table) parseMergeRule(s *paimon.TableSchema) (mergeRule, error) {
 			af, err := aggfunc.Parse(s.Option("fields."+f.Name+".aggregate-function", def), f.Name, asc.Field(i).Type, s.Option)
 			if err != nil {
 				return r, fmt.Errorf("table %s: %w", t.root, err)
+			}
+			if af.Name == aggfunc.Listagg && (f.Type.Root != types.VarChar || f.Type.Length != types.MaxLength) {
+				// Java's FieldListaggAggFactory: STRING (unbounded VARCHAR) only.
+				return r, invalidf("table %s: column %s: listagg needs STRING (unbounded VARCHAR), the column is %s", t.root, f.Name, f.Type)
 			}
 			r.aggs = append(r.aggs, af.Name)
 			r.funcs = append(r.funcs, af)

@@ -224,6 +224,11 @@ func TestMergeFeaturesRefused(t *testing.T) {
 	if !errors.Is(err, paimon.ErrInvalid) || !strings.Contains(err.Error(), "bool_or needs BOOLEAN") {
 		t.Errorf("bool_or on BIGINT: %v", err)
 	}
+	_, err = CreateTable(ctx, newWarehouse(t), "default", "r", TableSpec{Fields: []types.DataField{field("k", types.NewInt()), field("s", types.NewVarChar(10))},
+		PrimaryKeys: []string{"k"}, Options: map[string]string{"bucket": "1", "merge-engine": "aggregation", "fields.s.aggregate-function": "listagg"}})
+	if !errors.Is(err, paimon.ErrInvalid) || !strings.Contains(err.Error(), "listagg needs STRING") {
+		t.Errorf("listagg on VARCHAR(10): %v", err)
+	}
 	_, err = CreateTable(ctx, newWarehouse(t), "default", "r", TableSpec{Fields: fields, PrimaryKeys: []string{"k"},
 		Options: map[string]string{"bucket": "1", "sequence.field": "nope"}})
 	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "nope") {
