@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
@@ -85,6 +86,16 @@ type Table interface {
 // Deleter is implemented by tables that support DELETE FROM ... WHERE.
 type Deleter interface {
 	Delete(ctx context.Context, filter predicate.Predicate) (deleted int64, err error)
+}
+
+// AppendUpdater is implemented by tables that support UPDATE t SET ...
+// WHERE filter on append tables (no primary key): set computes the new
+// versions of the matching rows (a batch of the table's columns; it returns
+// as many rows, with the table's columns) and the table commits the change
+// as one snapshot, returning the number of rows updated.
+type AppendUpdater interface {
+	UpdateAppend(ctx context.Context, mem memory.Allocator, filter predicate.Predicate,
+		set func(ctx context.Context, rec arrow.RecordBatch) (arrow.RecordBatch, error)) (updated int64, err error)
 }
 
 // Compactor is implemented by tables that support CALL sys.compact('db.t').

@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
@@ -355,6 +356,18 @@ func (t *DataTable) Delete(ctx context.Context, filter predicate.Predicate) (int
 	return wt.Delete(ctx, filter)
 }
 
+// UpdateAppend implements AppendUpdater (UPDATE of an append table) with
+// paimon/write: deletion vectors when the table has them, else
+// copy-on-write of the touched files.
+func (t *DataTable) UpdateAppend(ctx context.Context, mem memory.Allocator, filter predicate.Predicate,
+	set func(ctx context.Context, rec arrow.RecordBatch) (arrow.RecordBatch, error)) (int64, error) {
+	wt, err := t.writeTable(ctx, "UPDATE")
+	if err != nil {
+		return 0, err
+	}
+	return wt.UpdateAppend(ctx, mem, filter, set)
+}
+
 // Compact implements Compactor (CALL sys.compact) with paimon/write.
 func (t *DataTable) Compact(ctx context.Context, full bool) error {
 	wt, err := t.writeTable(ctx, "sys.compact")
@@ -389,6 +402,7 @@ func (t *DataTable) RemoveOrphanFiles(ctx context.Context, olderThan time.Time, 
 
 var (
 	_ Deleter         = (*DataTable)(nil)
+	_ AppendUpdater   = (*DataTable)(nil)
 	_ Compactor       = (*DataTable)(nil)
 	_ SnapshotExpirer = (*DataTable)(nil)
 	_ OrphanRemover   = (*DataTable)(nil)

@@ -100,6 +100,7 @@ const (
 	kindHousekeeping // CALL sys.expire_snapshots / sys.remove_orphan_files (procedures.go)
 	kindDDL          // CREATE/DROP DATABASE/TABLE (ddl.go)
 	kindInsert       // INSERT INTO (insert.go)
+	kindUpdateAppend // UPDATE of an append table (update_append.go)
 )
 
 // Statement is a planned SQL statement. It may be executed many times and
@@ -132,6 +133,7 @@ type Statement struct {
 	proc      *procCall   // kindHousekeeping
 	ddl       *parse.DDL  // kindDDL
 	ins       *insertPlan // kindInsert
+	upd       *updatePlan // kindUpdateAppend
 }
 
 // Prepare parses and plans sql. It reads metadata only (a scan is planned
@@ -189,7 +191,7 @@ func (e *Engine) Prepare(ctx context.Context, sql string, sess Session) (*Statem
 	case *sqlparser.Insert:
 		return nil, unsupportedf("INSERT (tables are read-only through SQL)")
 	case *sqlparser.Update:
-		return e.prepareUpdate(ctx, x, sess)
+		return e.prepareUpdate(ctx, pst, x, sess)
 	case *sqlparser.DDL:
 		return nil, unsupportedf("DDL statement %s", strings.ToUpper(x.Action))
 	case *sqlparser.Set:
@@ -340,7 +342,7 @@ func (e *Engine) prepareCall(ctx context.Context, c *parse.Call, sess Session) (
 
 // IsUpdate reports whether the statement is DELETE or CALL.
 func (s *Statement) IsUpdate() bool {
-	return s.kind == kindDelete || s.kind == kindCompact || s.kind == kindHousekeeping || s.kind == kindDDL || s.kind == kindInsert
+	return s.kind == kindDelete || s.kind == kindCompact || s.kind == kindHousekeeping || s.kind == kindDDL || s.kind == kindInsert || s.kind == kindUpdateAppend
 }
 
 // Schema is the result schema of a query (nil for updates).
@@ -360,6 +362,8 @@ func (s *Statement) ParamTypes() []arrow.DataType {
 		return s.delParams
 	case kindInsert:
 		return s.ins.src.ParamTypes()
+	case kindUpdateAppend:
+		return s.upd.params
 	}
 	return nil
 }
@@ -518,6 +522,8 @@ func (s *Statement) ExecuteUpdate(ctx context.Context, params []any) (int64, err
 		return s.runDDL(ctx)
 	case kindInsert:
 		return s.runInsert(ctx, params)
+	case kindUpdateAppend:
+		return s.runUpdateAppend(ctx, params)
 	}
 	return 0, invalidf("statement is a query: use Execute")
 }

@@ -7,15 +7,23 @@ import (
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/parse"
 )
 
-// prepareUpdate plans UPDATE t SET c = e, ... [WHERE cond] on a
-// primary-key table as INSERT INTO t SELECT <columns, the SET ones
+// prepareUpdate plans UPDATE t SET c = e, ... [WHERE cond].
+//
+// On a primary-key table it is INSERT INTO t SELECT <columns, the SET ones
 // replaced> FROM t WHERE cond: the new rows carry the same keys, so the
 // deduplicate merge keeps them (Paimon's UPDATE on primary-key tables).
-// Key columns cannot be set; append tables are refused.
-func (e *Engine) prepareUpdate(ctx context.Context, x *sqlparser.Update, sess Session) (*Statement, error) {
+// Key columns cannot be set.
+//
+// On an append table (catalog.AppendUpdater) the WHERE condition becomes a
+// pushed-down predicate (as DELETE's) and the SET expressions are bound
+// over the table's columns; the table marks the matching rows deleted
+// (deletion vectors, or copy-on-write) and appends their new versions in one
+// snapshot (prepareUpdateAppend, runUpdateAppend).
+func (e *Engine) prepareUpdate(ctx context.Context, pst *parse.Statement, x *sqlparser.Update, sess Session) (*Statement, error) {
 	if len(x.TableExprs) != 1 || x.OrderBy != nil || x.Limit != nil {
 		return nil, unsupportedf("UPDATE of several tables or with ORDER BY / LIMIT")
 	}
@@ -38,10 +46,8 @@ func (e *Engine) prepareUpdate(ctx context.Context, x *sqlparser.Update, sess Se
 		return nil, unsupportedf("UPDATE of a branch (%s)", name)
 	}
 	pks := t.PrimaryKeys()
-	if len(pks) == 0 {
-		return nil, unsupportedf("UPDATE of %s (an append table: only primary-key tables can be updated, by rewriting rows with the same key)", name)
-	}
 	set := map[string]string{}
+	setExpr := map[string]sqlparser.Expr{}
 	for _, ue := range x.Exprs {
 		col := ue.Name.Name.String()
 		if ue.Name.Qualifier.Name.String() != "" && !strings.EqualFold(ue.Name.Qualifier.Name.String(), tn.Name.String()) && !strings.EqualFold(ue.Name.Qualifier.Name.String(), ate.As.String()) {
@@ -66,6 +72,24 @@ func (e *Engine) prepareUpdate(ctx context.Context, x *sqlparser.Update, sess Se
 			return nil, invalidf("UPDATE %s: column %s set twice", name, real)
 		}
 		set[real] = sqlparser.String(ue.Expr)
+		setExpr[real] = ue.Expr
+	}
+	if ts, ok := t.(interface{ TableSchema() *paimon.TableSchema }); ok && len(pks) > 0 {
+		// Paimon's Spark UPDATE supports only these engines: rewriting rows
+		// into an aggregation table would aggregate them again, into a
+		// first-row table would be ignored.
+		switch eng := strings.ToLower(ts.TableSchema().MergeEngine()); eng {
+		case "", "deduplicate", "partial-update":
+		default:
+			return nil, unsupportedf("UPDATE of %s (merge engine %s: Paimon updates only deduplicate and partial-update tables)", name, eng)
+		}
+	}
+	if len(pks) == 0 {
+		alias := tn.Name.String()
+		if !ate.As.IsEmpty() {
+			alias = ate.As.String()
+		}
+		return e.prepareUpdateAppend(ctx, pst, x, t, name, alias, setExpr, sess)
 	}
 	sel := make([]string, 0, t.Schema().NumFields())
 	for _, f := range t.Schema().Fields() {

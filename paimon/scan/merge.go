@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
-	"math/big"
 	"strings"
 	"unsafe"
 
@@ -13,8 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/aggfunc"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/arrowrow"
-	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 )
 
 // RowKind values stored in _VALUE_KIND.
@@ -52,31 +50,31 @@ type AggFunc string
 
 // Supported aggregate functions.
 const (
-	AggPrimaryKey         AggFunc = "primary-key" // key columns: all records agree
-	AggSum                AggFunc = "sum"
-	AggProduct            AggFunc = "product"
-	AggCount              AggFunc = "count"
-	AggMin                AggFunc = "min"
-	AggMax                AggFunc = "max"
-	AggLastValue          AggFunc = "last_value"
-	AggLastNonNullValue   AggFunc = "last_non_null_value"
-	AggFirstValue         AggFunc = "first_value"
-	AggFirstNonNullValue  AggFunc = "first_non_null_value"
-	AggBoolAnd            AggFunc = "bool_and"
-	AggBoolOr             AggFunc = "bool_or"
-	aggFirstNonNullLegacy AggFunc = "first_not_null_value"
+	AggPrimaryKey        AggFunc = "primary-key" // key columns: all records agree
+	AggSum               AggFunc = "sum"
+	AggProduct           AggFunc = "product"
+	AggMin               AggFunc = "min"
+	AggMax               AggFunc = "max"
+	AggLastValue         AggFunc = "last_value"
+	AggLastNonNullValue  AggFunc = "last_non_null_value"
+	AggFirstValue        AggFunc = "first_value"
+	AggFirstNonNullValue AggFunc = "first_non_null_value"
+	AggBoolAnd           AggFunc = "bool_and"
+	AggBoolOr            AggFunc = "bool_or"
+	AggListagg           AggFunc = "listagg"
+	AggCollect           AggFunc = "collect"
+	AggMergeMap          AggFunc = "merge_map"
 )
 
-// ParseAggFunc validates an aggregate function name from table options.
+// ParseAggFunc validates an aggregate function name from table options
+// (the functions of package aggfunc; count, sketches and the others Paimon
+// or this reader does not have are refused, naming them).
 func ParseAggFunc(name string) (AggFunc, error) {
-	switch f := AggFunc(strings.ToLower(strings.TrimSpace(name))); f {
-	case AggSum, AggProduct, AggCount, AggMin, AggMax, AggLastValue, AggLastNonNullValue,
-		AggFirstValue, AggFirstNonNullValue, AggBoolAnd, AggBoolOr, AggPrimaryKey:
-		return f, nil
-	case aggFirstNonNullLegacy:
-		return AggFirstNonNullValue, nil
+	f, err := aggfunc.Parse(name, "", nil, func(_, def string) string { return def })
+	if err != nil {
+		return "", err
 	}
-	return "", fmt.Errorf("aggregate function %q is not supported yet", name)
+	return AggFunc(f.Name), nil
 }
 
 // MergeSpec describes the layout of the merge input batches and the merge
@@ -95,7 +93,11 @@ type MergeSpec struct {
 	Engine        MergeEngine
 	Aggs          []AggFunc // per output column, for Aggregation
 	IgnoreRetract []bool    // per output column: fields.<f>.ignore-retract
-	IgnoreDelete  bool      // ignore-delete
+	// Funcs are the computed aggregate functions with their options
+	// (listagg delimiter, distinct), per output column; NewMergeReader
+	// builds them with default options when nil.
+	Funcs        []*aggfunc.Func
+	IgnoreDelete bool // ignore-delete
 	// RemoveRecordOnDelete: partial-update.remove-record-on-delete or
 	// aggregation.remove-record-on-delete.
 	RemoveRecordOnDelete bool
@@ -238,6 +240,26 @@ func NewMergeReader(ctx context.Context, mem memory.Allocator, spec MergeSpec, r
 			r.Close()
 		}
 		return nil, fmt.Errorf("aggregation merge: %d aggregate functions for %d columns", len(spec.Aggs), len(spec.OutCols))
+	}
+	if spec.Engine == Aggregation && spec.Funcs == nil {
+		spec.Funcs = make([]*aggfunc.Func, len(spec.Aggs))
+		for o, fn := range spec.Aggs {
+			f := spec.OutSchema.Field(o)
+			ignore := len(spec.IgnoreRetract) > o && spec.IgnoreRetract[o]
+			af, err := aggfunc.Parse(string(fn), f.Name, f.Type, func(k, def string) string {
+				if ignore && strings.HasSuffix(k, ".ignore-retract") {
+					return "true"
+				}
+				return def
+			})
+			if err != nil {
+				for _, r := range runs {
+					r.Close()
+				}
+				return nil, err
+			}
+			spec.Funcs[o] = af
+		}
 	}
 	m := &MergeReader{ctx: ctx, mem: mem, spec: spec, refs: 1}
 	for i, r := range runs {
@@ -702,7 +724,7 @@ func (m *MergeReader) mergeAggregation() (bool, error) {
 			if retract && len(m.spec.IgnoreRetract) > o && m.spec.IgnoreRetract[o] {
 				continue
 			}
-			if err := m.aggOne(&st[o], m.spec.Aggs[o], gi, in, col, r.row, retract); err != nil {
+			if err := m.aggOne(&st[o], o, gi, in, col, r.row, retract); err != nil {
 				return false, fmt.Errorf("column %s: %w", m.spec.OutSchema.Field(o).Name, err)
 			}
 		}
@@ -713,7 +735,7 @@ func (m *MergeReader) mergeAggregation() (bool, error) {
 	for o, in := range m.spec.OutCols {
 		s := st[o]
 		switch m.spec.Aggs[o] {
-		case AggSum, AggProduct, AggCount, AggBoolAnd, AggBoolOr:
+		case AggSum, AggProduct, AggBoolAnd, AggBoolOr, AggListagg, AggCollect, AggMergeMap:
 			if err := arrowrow.AppendValue(m.bld.Field(o), s.value); err != nil {
 				return false, err
 			}
@@ -729,7 +751,8 @@ func (m *MergeReader) mergeAggregation() (bool, error) {
 	return true, nil
 }
 
-func (m *MergeReader) aggOne(s *aggState, fn AggFunc, gi, in int, col arrow.Array, row int, retract bool) error {
+func (m *MergeReader) aggOne(s *aggState, o, gi, in int, col arrow.Array, row int, retract bool) error {
+	fn := m.spec.Aggs[o]
 	isNull := col.IsNull(row)
 	switch fn {
 	case AggPrimaryKey:
@@ -781,114 +804,25 @@ func (m *MergeReader) aggOne(s *aggState, fn AggFunc, gi, in int, col arrow.Arra
 		if (fn == AggMin && c < 0) || (fn == AggMax && c > 0) {
 			s.pick = gi
 		}
-	case AggBoolAnd, AggBoolOr:
-		if retract {
-			return retractErr(fn)
-		}
-		if isNull {
-			return nil
-		}
-		v := col.(*array.Boolean).Value(row)
-		if s.value == nil {
-			s.value = v
-		} else if fn == AggBoolAnd {
-			s.value = s.value.(bool) && v
-		} else {
-			s.value = s.value.(bool) || v
-		}
-	case AggCount:
-		if isNull {
-			return nil
-		}
-		cur, _ := s.value.(int64)
-		if retract {
-			s.value = cur - 1
-		} else {
-			s.value = cur + 1
-		}
-	case AggSum, AggProduct:
-		if isNull {
-			return nil
+	default:
+		f := m.spec.Funcs[o]
+		if f == nil || f.Picks() {
+			return fmt.Errorf("aggregate function %q is not supported", fn)
 		}
 		v := arrowrow.Value(col, row)
-		if s.value == nil {
-			if retract {
-				if fn == AggProduct {
-					return retractErr(fn)
-				}
-				v = negate(v)
-			}
-			s.value = v
-			return nil
+		var err error
+		if retract {
+			s.value, err = f.Retract(s.value, v)
+		} else {
+			s.value, err = f.Agg(s.value, v)
 		}
-		nv, err := arith(fn, s.value, v, retract)
-		if err != nil {
-			return err
-		}
-		s.value = nv
-	default:
-		return fmt.Errorf("aggregate function %q is not supported yet", fn)
+		return err
 	}
 	return nil
 }
 
 func retractErr(fn AggFunc) error {
 	return fmt.Errorf("aggregate function %q does not support retraction; set 'fields.<field>.ignore-retract' = 'true' to ignore retract messages", fn)
-}
-
-func negate(v any) any {
-	switch x := v.(type) {
-	case int64:
-		return -x
-	case float64:
-		return -x
-	case predicate.Decimal:
-		return predicate.Decimal{Unscaled: new(big.Int).Neg(x.Unscaled), Scale: x.Scale}
-	}
-	return v
-}
-
-func arith(fn AggFunc, acc, v any, retract bool) (any, error) {
-	switch a := acc.(type) {
-	case int64:
-		b := v.(int64)
-		if fn == AggProduct {
-			return a * b, nil
-		}
-		if retract {
-			return a - b, nil
-		}
-		return a + b, nil
-	case float64:
-		b := v.(float64)
-		if fn == AggProduct {
-			return a * b, nil
-		}
-		if retract {
-			return a - b, nil
-		}
-		return a + b, nil
-	case predicate.Decimal:
-		b := v.(predicate.Decimal)
-		if a.Scale != b.Scale {
-			return nil, fmt.Errorf("decimal scales differ (%d, %d)", a.Scale, b.Scale)
-		}
-		r := new(big.Int)
-		switch {
-		case fn == AggProduct:
-			r.Mul(a.Unscaled, b.Unscaled)
-			r.Quo(r, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(a.Scale)), nil))
-		case retract:
-			r.Sub(a.Unscaled, b.Unscaled)
-		default:
-			r.Add(a.Unscaled, b.Unscaled)
-		}
-		return predicate.Decimal{Unscaled: r, Scale: a.Scale}, nil
-	}
-	if f, ok := acc.(float64); ok && math.IsNaN(f) {
-		return acc, nil
-	}
-	return nil, fmt.Errorf("cannot aggregate %T values", acc)
 }
 
 // Schema implements array.RecordReader.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/paimon-flightsql/paimon-flightsql/internal/bufpool"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/aggfunc"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/binrow"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/format"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
@@ -621,18 +622,21 @@ func (s *Scan) mergeSpec() (MergeSpec, []types.DataField, error) {
 			pk[n] = true
 		}
 		def := sc.Option("fields.default-aggregate-function", string(AggLastNonNullValue))
-		for _, f := range s.readCols {
+		spec.Funcs = make([]*aggfunc.Func, len(s.readCols))
+		for i, f := range s.readCols {
 			if pk[f.Name] {
 				spec.Aggs = append(spec.Aggs, AggPrimaryKey)
 				spec.IgnoreRetract = append(spec.IgnoreRetract, false)
+				spec.Funcs[i] = &aggfunc.Func{Name: aggfunc.PrimaryKey, Field: f.Name}
 				continue
 			}
-			fn, err := ParseAggFunc(sc.Option("fields."+f.Name+".aggregate-function", def))
+			af, err := aggfunc.Parse(sc.Option("fields."+f.Name+".aggregate-function", def), f.Name, spec.OutSchema.Field(i).Type, sc.Option)
 			if err != nil {
-				return spec, nil, fmt.Errorf("%w: column %s: %v", paimon.ErrUnsupported, f.Name, err)
+				return spec, nil, fmt.Errorf("%w: %v", paimon.ErrUnsupported, err)
 			}
-			spec.Aggs = append(spec.Aggs, fn)
-			spec.IgnoreRetract = append(spec.IgnoreRetract, sc.OptionBool("fields."+f.Name+".ignore-retract", false))
+			spec.Funcs[i] = af
+			spec.Aggs = append(spec.Aggs, AggFunc(af.Name))
+			spec.IgnoreRetract = append(spec.IgnoreRetract, af.IgnoreRetract)
 		}
 	case Deduplicate, FirstRow:
 	default:

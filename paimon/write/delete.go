@@ -56,10 +56,49 @@ func (t *Table) DeleteWith(ctx context.Context, mem memory.Allocator, pred predi
 	case t.IsPrimaryKey():
 		return t.deletePK(ctx, mem, latest, pred)
 	case t.DeletionVectors():
-		return t.deleteAppendDV(ctx, mem, latest, pred)
+		req, n, err := t.deleteAppendDV(ctx, mem, latest, pred, nil)
+		return t.commitDelete(ctx, req, n, err)
 	default:
-		return t.deleteAppendRewrite(ctx, mem, latest, pred)
+		req, n, err := t.deleteAppendRewrite(ctx, mem, latest, pred, nil)
+		return t.commitDelete(ctx, req, n, err)
 	}
+}
+
+// commitDelete commits req when rows were deleted; on error it removes the
+// files req wrote.
+func (t *Table) commitDelete(ctx context.Context, req *commitRequest, n int64, err error) (int64, error) {
+	if err != nil || n == 0 {
+		if req != nil {
+			req.discard(ctx, t)
+		}
+		return 0, err
+	}
+	if _, err := t.commit(ctx, req); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// discard deletes the files written for an uncommitted request.
+func (r *commitRequest) discard(ctx context.Context, t *Table) {
+	for _, p := range r.newFiles {
+		_ = t.io.Delete(context.WithoutCancel(ctx), p)
+	}
+	r.newFiles = nil
+}
+
+// matchedRows calls onMatch with the rows of rec at idx (nothing when idx is
+// empty or onMatch nil).
+func matchedRows(mem memory.Allocator, rec arrow.RecordBatch, idx []int64, onMatch func(arrow.RecordBatch) error) error {
+	if onMatch == nil || len(idx) == 0 {
+		return nil
+	}
+	sub, _, err := takeRows(mem, rec, nil, idx)
+	if err != nil {
+		return err
+	}
+	defer sub.Release()
+	return onMatch(sub)
 }
 
 // matchMask evaluates pred on rec.
@@ -123,18 +162,21 @@ func (t *Table) deletePK(ctx context.Context, mem memory.Allocator, latest *paim
 	return n, nil
 }
 
-func (t *Table) deleteAppendDV(ctx context.Context, mem memory.Allocator, latest *paimon.Snapshot, pred predicate.Predicate) (int64, error) {
+// deleteAppendDV marks the live rows matching pred deleted in the files'
+// deletion vectors and returns the (uncommitted) request; onMatch, when
+// set, receives the newly deleted rows (UPDATE writes their new versions).
+func (t *Table) deleteAppendDV(ctx context.Context, mem memory.Allocator, latest *paimon.Snapshot, pred predicate.Predicate, onMatch func(arrow.RecordBatch) error) (*commitRequest, int64, error) {
 	live, err := t.liveEntries(ctx, latest)
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	idx, err := t.indexEntries(ctx, latest)
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	dvs, err := t.loadDVs(ctx, idx)
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	updated := map[string]*roaring.Bitmap{}
 	byName := map[string]*paimon.ManifestEntry{}
@@ -150,11 +192,13 @@ func (t *Table) deleteAppendDV(ctx context.Context, mem memory.Allocator, latest
 				return err
 			}
 			defer m.Release()
+			var hit []int64
 			for r := 0; r < m.Len(); r++ {
 				pos := uint32(first + int64(r))
-				if !m.Value(r) || (old != nil && old.Contains(pos)) {
+				if !m.IsValid(r) || !m.Value(r) || (old != nil && old.Contains(pos)) {
 					continue
 				}
+				hit = append(hit, int64(r))
 				if bm == nil {
 					bm = roaring.New()
 					if old != nil {
@@ -164,17 +208,17 @@ func (t *Table) deleteAppendDV(ctx context.Context, mem memory.Allocator, latest
 				bm.Add(pos)
 				n++
 			}
-			return nil
+			return matchedRows(mem, rec, hit, onMatch)
 		})
 		if err != nil {
-			return 0, err
+			return nil, 0, err
 		}
 		if bm != nil {
 			updated[e.File.FileName] = bm
 		}
 	}
 	if n == 0 {
-		return 0, nil
+		return nil, 0, nil
 	}
 	// Group by (partition, bucket); replace every index file that holds a
 	// vector of an updated file by one new file with all their vectors.
@@ -216,10 +260,7 @@ func (t *Table) deleteAppendDV(ctx context.Context, mem memory.Allocator, latest
 			req.newFiles = append(req.newFiles, p)
 		}
 		if err != nil {
-			for _, f := range req.newFiles {
-				_ = t.io.Delete(ctx, f)
-			}
-			return 0, err
+			return req, 0, err
 		}
 		req.indexAdds = append(req.indexAdds, e)
 		for h := range g.replace {
@@ -231,24 +272,21 @@ func (t *Table) deleteAppendDV(ctx context.Context, mem memory.Allocator, latest
 			}
 		}
 	}
-	if _, err := t.commit(ctx, req); err != nil {
-		return 0, err
-	}
-	return n, nil
+	return req, n, nil
 }
 
-func (t *Table) deleteAppendRewrite(ctx context.Context, mem memory.Allocator, latest *paimon.Snapshot, pred predicate.Predicate) (int64, error) {
+// deleteAppendRewrite rewrites the live files holding rows that match pred
+// without them and returns the (uncommitted) OVERWRITE request; onMatch,
+// when set, receives the removed rows (UPDATE writes their new versions).
+func (t *Table) deleteAppendRewrite(ctx context.Context, mem memory.Allocator, latest *paimon.Snapshot, pred predicate.Predicate, onMatch func(arrow.RecordBatch) error) (*commitRequest, int64, error) {
 	live, err := t.liveEntries(ctx, latest)
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	req := &commitRequest{kind: paimon.CommitOverwrite}
 	names := newNameFactory()
-	fail := func(err error) (int64, error) {
-		for _, p := range req.newFiles {
-			_ = t.io.Delete(context.WithoutCancel(ctx), p)
-		}
-		return 0, err
+	fail := func(err error) (*commitRequest, int64, error) {
+		return req, 0, err
 	}
 	var n int64
 	for i := range live {
@@ -262,7 +300,7 @@ func (t *Table) deleteAppendRewrite(ctx context.Context, mem memory.Allocator, l
 			}
 			defer m.Release()
 			for r := 0; r < m.Len(); r++ {
-				if m.Value(r) {
+				if m.IsValid(r) && m.Value(r) {
 					matches++
 				}
 			}
@@ -285,10 +323,19 @@ func (t *Table) deleteAppendRewrite(ctx context.Context, mem memory.Allocator, l
 				return err
 			}
 			kb := array.NewBooleanBuilder(mem)
+			var hit []int64
 			for r := 0; r < m.Len(); r++ {
-				kb.Append(!m.Value(r)) // rows where the filter is FALSE or UNKNOWN stay
+				match := m.IsValid(r) && m.Value(r)
+				kb.Append(!match) // rows where the filter is FALSE or UNKNOWN stay
+				if match {
+					hit = append(hit, int64(r))
+				}
 			}
 			m.Release()
+			if err := matchedRows(mem, rec, hit, onMatch); err != nil {
+				kb.Release()
+				return err
+			}
 			keep := kb.NewBooleanArray()
 			kb.Release()
 			defer keep.Release()
@@ -330,11 +377,5 @@ func (t *Table) deleteAppendRewrite(ctx context.Context, mem memory.Allocator, l
 				Bucket: e.Bucket, TotalBuckets: e.TotalBuckets, File: m})
 		}
 	}
-	if n == 0 {
-		return 0, nil
-	}
-	if _, err := t.commit(ctx, req); err != nil {
-		return 0, err
-	}
-	return n, nil
+	return req, n, nil
 }

@@ -10,7 +10,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/aggfunc"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/arrowrow"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/format"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
 )
 
 // Merge engines the writer applies (merge-engine option).
@@ -21,17 +24,11 @@ const (
 	engineAggregation   = "aggregation"
 )
 
-// Aggregate functions of the aggregation engine the writer applies: those
-// that pick one input value per field (so the merged row is assembled from
-// input cells, as for partial-update).
+// Aggregate functions the writer names itself (partial-update folds with
+// last_non_null_value; key columns keep the key).
 const (
-	aggPrimaryKey        = "primary-key"
-	aggLastValue         = "last_value"
-	aggLastNonNullValue  = "last_non_null_value"
-	aggFirstValue        = "first_value"
-	aggFirstNonNullValue = "first_non_null_value"
-	aggMin               = "min"
-	aggMax               = "max"
+	aggPrimaryKey       = aggfunc.PrimaryKey
+	aggLastNonNullValue = aggfunc.LastNonNullValue
 )
 
 // mergeRule is a primary-key table's merge function as the writer applies
@@ -45,8 +42,9 @@ type mergeRule struct {
 	engine       string
 	seqCols      []int // table field indexes of sequence.field, in order
 	seqDesc      bool
-	ignoreDelete bool     // ignore-delete / <engine>.ignore-delete (first-row, partial-update, aggregation)
-	aggs         []string // aggregation: per table field its aggregate function
+	ignoreDelete bool            // ignore-delete / <engine>.ignore-delete (first-row, partial-update, aggregation)
+	aggs         []string        // aggregation, partial-update: per table field its aggregate function
+	funcs        []*aggfunc.Func // aggregation: per table field (computed functions and options)
 }
 
 // parseMergeRule reads the merge options of a primary-key table and refuses
@@ -120,23 +118,23 @@ func (t *Table) parseMergeRule(s *paimon.TableSchema) (mergeRule, error) {
 			pk[n] = true
 		}
 		def := s.Option("fields.default-aggregate-function", aggLastNonNullValue)
-		for _, f := range t.fields {
-			fn := aggPrimaryKey
-			if !pk[f.Name] {
-				fn = strings.ToLower(strings.TrimSpace(s.Option("fields."+f.Name+".aggregate-function", def)))
+		asc := format.ArrowSchema(t.fields)
+		for i, f := range t.fields {
+			if pk[f.Name] {
+				r.aggs = append(r.aggs, aggPrimaryKey)
+				r.funcs = append(r.funcs, &aggfunc.Func{Name: aggPrimaryKey, Field: f.Name})
+				continue
 			}
-			switch fn {
-			case "first_not_null_value": // legacy name
-				fn = aggFirstNonNullValue
-			case aggPrimaryKey, aggLastValue, aggLastNonNullValue, aggFirstValue, aggFirstNonNullValue:
-			case aggMin, aggMax:
-				if f.Type.IsNested() {
-					return r, fmt.Errorf("%w: table %s: aggregate function %s on nested column %s is not supported by the writer", paimon.ErrUnsupported, t.root, fn, f.Name)
-				}
-			default:
-				return r, fmt.Errorf("%w: table %s: aggregate function %q of column %s is not supported by the writer (it applies primary-key, last_value, last_non_null_value, first_value, first_non_null_value, min, max)", paimon.ErrUnsupported, t.root, fn, f.Name)
+			af, err := aggfunc.Parse(s.Option("fields."+f.Name+".aggregate-function", def), f.Name, asc.Field(i).Type, s.Option)
+			if err != nil {
+				return r, fmt.Errorf("table %s: %w", t.root, err)
 			}
-			r.aggs = append(r.aggs, fn)
+			if af.Name == aggfunc.Listagg && (f.Type.Root != types.VarChar || f.Type.Length != types.MaxLength) {
+				// Java's FieldListaggAggFactory: STRING (unbounded VARCHAR) only.
+				return r, invalidf("table %s: column %s: listagg needs STRING (unbounded VARCHAR), the column is %s", t.root, f.Name, f.Type)
+			}
+			r.aggs = append(r.aggs, af.Name)
+			r.funcs = append(r.funcs, af)
 		}
 	default:
 		return r, fmt.Errorf("%w: table %s: merge-engine %q is not supported by the writer", paimon.ErrUnsupported, t.root, r.engine)
@@ -176,6 +174,10 @@ type mergedRow struct {
 	// value is taken; valid[c] false = NULL.
 	cols  []rowRef
 	valid []bool
+	// vals holds the results of computed aggregate functions (sum, collect,
+	// ...) for the columns where isVal is set.
+	vals  []any
+	isVal []bool
 }
 
 func isRetract(k int8) bool { return k == 1 || k == 3 }
@@ -223,16 +225,26 @@ func (r *mergeRule) merge(group []rowRef, kindOf func(rowRef) int8, recOf func(r
 
 // aggregate folds one key's records with the per-field aggregate functions
 // (Java's AggregateMergeFunction: the result has the latest record's key and
-// sequence number, kind +I). Each field's result is one input value.
+// sequence number, kind +I). Pick functions choose one input cell; computed
+// ones (aggfunc) produce a value. A retraction (-U/-D) is skipped whole with
+// ignore-delete, else retracted field by field (fields.<f>.ignore-retract
+// skips the field; a function without retraction is an error). Partial-update
+// rejects retractions unless ignore-delete.
 func (r *mergeRule) aggregate(group []rowRef, kindOf func(rowRef) int8, recOf func(rowRef) arrow.RecordBatch, off, nFields int) (mergedRow, bool, error) {
 	m := mergedRow{cols: make([]rowRef, nFields), valid: make([]bool, nFields)}
+	if r.funcs != nil {
+		m.vals, m.isVal = make([]any, nFields), make([]bool, nFields)
+	}
 	initialized := make([]bool, nFields) // first_value: a record was seen
 	seen := false
 	for _, g := range group {
-		if skip, err := r.retraction(kindOf(g)); err != nil {
-			return mergedRow{}, false, err
-		} else if skip {
-			continue
+		retract := isRetract(kindOf(g))
+		if retract && (r.ignoreDelete || r.funcs == nil) {
+			if skip, err := r.retraction(kindOf(g)); err != nil {
+				return mergedRow{}, false, err
+			} else if skip {
+				continue
+			}
 		}
 		seen = true
 		m.ref = g
@@ -240,34 +252,71 @@ func (r *mergeRule) aggregate(group []rowRef, kindOf func(rowRef) int8, recOf fu
 		for c := 0; c < nFields; c++ {
 			col := rec.Column(off + c)
 			null := col.IsNull(int(g.row))
+			var f *aggfunc.Func
+			if r.funcs != nil {
+				f = r.funcs[c]
+				if retract && f.IgnoreRetract {
+					continue
+				}
+			}
 			switch r.aggs[c] {
-			case aggPrimaryKey, aggLastValue:
+			case aggPrimaryKey:
+				m.cols[c], m.valid[c] = g, !null
+			case aggfunc.LastValue:
+				if retract {
+					m.valid[c] = false
+					continue
+				}
 				m.cols[c], m.valid[c] = g, !null
 			case aggLastNonNullValue:
+				if retract {
+					if !null {
+						m.valid[c] = false
+					}
+					continue
+				}
 				if !null {
 					m.cols[c], m.valid[c] = g, true
 				}
-			case aggFirstValue:
-				if !initialized[c] {
-					initialized[c] = true
-					m.cols[c], m.valid[c] = g, !null
+			case aggfunc.FirstValue, aggfunc.FirstNonNullValue, aggfunc.Min, aggfunc.Max:
+				if retract {
+					return mergedRow{}, false, f.RetractErr()
 				}
-			case aggFirstNonNullValue:
-				if !null && !m.valid[c] {
-					m.cols[c], m.valid[c] = g, true
-				}
-			case aggMin, aggMax:
-				if null {
-					continue
-				}
-				if m.valid[c] {
-					cur := m.cols[c]
-					d := arrowrow.Compare(col, int(g.row), recOf(cur).Column(off+c), int(cur.row))
-					if (r.aggs[c] == aggMin && d >= 0) || (r.aggs[c] == aggMax && d <= 0) {
+				switch r.aggs[c] {
+				case aggfunc.FirstValue:
+					if !initialized[c] {
+						initialized[c] = true
+						m.cols[c], m.valid[c] = g, !null
+					}
+				case aggfunc.FirstNonNullValue:
+					if !null && !m.valid[c] {
+						m.cols[c], m.valid[c] = g, true
+					}
+				default:
+					if null {
 						continue
 					}
+					if m.valid[c] {
+						cur := m.cols[c]
+						d := arrowrow.Compare(col, int(g.row), recOf(cur).Column(off+c), int(cur.row))
+						if (r.aggs[c] == aggfunc.Min && d >= 0) || (r.aggs[c] == aggfunc.Max && d <= 0) {
+							continue
+						}
+					}
+					m.cols[c], m.valid[c] = g, true
 				}
-				m.cols[c], m.valid[c] = g, true
+			default:
+				v := arrowrow.Value(col, int(g.row))
+				var err error
+				if retract {
+					m.vals[c], err = f.Retract(m.vals[c], v)
+				} else {
+					m.vals[c], err = f.Agg(m.vals[c], v)
+				}
+				if err != nil {
+					return mergedRow{}, false, err
+				}
+				m.isVal[c] = true
 			}
 		}
 	}
@@ -294,6 +343,11 @@ func writeMerged(ctx context.Context, mem memory.Allocator, t *Table, fw *dataFi
 				switch {
 				case m.cols == nil:
 					arrowrow.AppendFrom(bld.Field(k+2+c), rec.Column(off+c), row)
+				case m.isVal != nil && m.isVal[c]:
+					if err := arrowrow.AppendValue(bld.Field(k+2+c), m.vals[c]); err != nil {
+						bld.Release()
+						return fmt.Errorf("column %s: %w", t.fields[c].Name, err)
+					}
 				case !m.valid[c]:
 					bld.Field(k + 2 + c).AppendNull()
 				default:

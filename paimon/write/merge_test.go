@@ -198,8 +198,9 @@ func TestMergeFeaturesRefused(t *testing.T) {
 		opts map[string]string
 		want string
 	}{
-		{map[string]string{"merge-engine": "aggregation", "fields.v.aggregate-function": "sum"}, `aggregate function "sum" of column v`},
-		{map[string]string{"merge-engine": "aggregation", "fields.default-aggregate-function": "bool_or"}, `aggregate function "bool_or" of column ts`},
+		{map[string]string{"merge-engine": "aggregation", "fields.v.aggregate-function": "count"}, `column v: aggregate function count`},
+		{map[string]string{"merge-engine": "aggregation", "fields.v.aggregate-function": "hll_sketch"}, `column v: aggregate function hll_sketch`},
+		{map[string]string{"merge-engine": "aggregation", "fields.default-aggregate-function": "no_such_fn"}, `column ts: unknown aggregate function "no_such_fn"`},
 		{map[string]string{"merge-engine": "aggregation", "deletion-vectors.enabled": "true"}, "merge-engine aggregation with deletion vectors"},
 		{map[string]string{"merge-engine": "aggregation", "aggregation.remove-record-on-delete": "true"}, "aggregation.remove-record-on-delete"},
 		{map[string]string{"merge-engine": "no-such-engine"}, `merge-engine "no-such-engine"`},
@@ -219,6 +220,16 @@ func TestMergeFeaturesRefused(t *testing.T) {
 		}
 	}
 	_, err := CreateTable(ctx, newWarehouse(t), "default", "r", TableSpec{Fields: fields, PrimaryKeys: []string{"k"},
+		Options: map[string]string{"bucket": "1", "merge-engine": "aggregation", "fields.default-aggregate-function": "bool_or"}})
+	if !errors.Is(err, paimon.ErrInvalid) || !strings.Contains(err.Error(), "bool_or needs BOOLEAN") {
+		t.Errorf("bool_or on BIGINT: %v", err)
+	}
+	_, err = CreateTable(ctx, newWarehouse(t), "default", "r", TableSpec{Fields: []types.DataField{field("k", types.NewInt()), field("s", types.NewVarChar(10))},
+		PrimaryKeys: []string{"k"}, Options: map[string]string{"bucket": "1", "merge-engine": "aggregation", "fields.s.aggregate-function": "listagg"}})
+	if !errors.Is(err, paimon.ErrInvalid) || !strings.Contains(err.Error(), "listagg needs STRING") {
+		t.Errorf("listagg on VARCHAR(10): %v", err)
+	}
+	_, err = CreateTable(ctx, newWarehouse(t), "default", "r", TableSpec{Fields: fields, PrimaryKeys: []string{"k"},
 		Options: map[string]string{"bucket": "1", "sequence.field": "nope"}})
 	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "nope") {
 		t.Errorf("unknown sequence.field: %v", err)
@@ -242,7 +253,7 @@ func TestAggregationOnWrite(t *testing.T) {
 		[][]any{{int64(2), int64(7), "q", "r", nil, "h", "i"}})
 	want := []string{"1|3|z|c|y|<nil>|n1", "2|7|q|r|<nil>|f|g"}
 	readCompactRead(t, tbl, want)
-	if err := writeRows(t, tbl, true, [][]any{{int64(2), nil, nil, nil, nil, nil, nil}}); err == nil || !strings.Contains(err.Error(), "aggregation merge engine cannot accept DELETE") {
+	if err := writeRows(t, tbl, true, [][]any{{int64(2), nil, nil, nil, nil, nil, nil}}); err == nil || !strings.Contains(err.Error(), "aggregate function min of column lo does not support retraction") {
 		t.Fatalf("retraction into aggregation: %v", err)
 	}
 	if _, err := tbl.Delete(ctx, ltPred(2)); !errors.Is(err, paimon.ErrUnsupported) {

@@ -47,6 +47,10 @@ func parseStatsMode(s string) (statsMode, error) {
 	return statsMode{}, fmt.Errorf("bad stats mode %q (want none, counts, truncate(N) or full)", s)
 }
 
+// DefaultWriteBufferSize is the write-buffer-size used when a table does not
+// set it (Java: 256 mb).
+const DefaultWriteBufferSize = "64 mb"
+
 // tableOptions are the options the writer honours, parsed once.
 type tableOptions struct {
 	statsMode          statsMode
@@ -54,6 +58,7 @@ type tableOptions struct {
 	statsDense         bool
 	keepFirstN         int
 	targetFileSize     int64
+	writeBufferSize    int64 // primary-key write buffer bound (write-buffer-size)
 	compression        string
 	zstdLevel          int
 	numLevels          int
@@ -93,6 +98,14 @@ func parseOptions(s *paimon.TableSchema) (tableOptions, error) {
 	}
 	if o.targetFileSize, err = parseMemSize(s.Option("target-file-size", def)); err != nil {
 		return o, fmt.Errorf("option target-file-size: %w", err)
+	}
+	// Java's default is 256 mb; the server shares memory between queries
+	// and writes, so ours is smaller (a table option overrides it).
+	if o.writeBufferSize, err = parseMemSize(s.Option("write-buffer-size", DefaultWriteBufferSize)); err != nil {
+		return o, fmt.Errorf("option write-buffer-size: %w", err)
+	}
+	if o.writeBufferSize <= 0 {
+		return o, fmt.Errorf("option write-buffer-size must be positive, got %q", s.Option("write-buffer-size", ""))
 	}
 	o.compression = strings.ToLower(s.Option(paimon.OptFileCompression, "zstd"))
 	o.zstdLevel = s.ZstdLevel()

@@ -46,6 +46,13 @@ type Writer struct {
 	dynLoaded bool
 	dynIndex  []paimon.IndexManifestEntry
 	ow        *overwriteScope // INSERT OVERWRITE (overwrite.go); nil: append
+	// Primary-key write buffer: bytes buffered in pk, and the level-0 files
+	// already flushed because the buffer reached write-buffer-size.
+	buffered     int64
+	flushed      []paimon.ManifestEntry
+	flushedFiles []string
+	// Flushes counts write-buffer flushes before Commit (tests, metrics).
+	Flushes int
 	// AutoCompact makes Commit of a primary-key table with deletion vectors
 	// or the first-row merge engine
 	// also run the lookup compaction (a second, COMPACT snapshot), as Java
@@ -58,6 +65,7 @@ type pkBucket struct {
 	bucket    int
 	recs      []arrow.RecordBatch
 	kinds     [][]int8
+	rows      int64
 }
 
 // NewWriter starts a write. mem may be nil (Go allocator).
@@ -289,6 +297,11 @@ func (w *Writer) add(ctx context.Context, k string, part []byte, bucket int, rec
 		}
 		b.recs = append(b.recs, rec)
 		b.kinds = append(b.kinds, kinds)
+		b.rows += rec.NumRows()
+		w.buffered += recordSize(rec)
+		if w.buffered >= w.t.opts.writeBufferSize {
+			return w.flushBuffer(ctx)
+		}
 		return nil
 	}
 	fw := w.app[k]
@@ -409,56 +422,15 @@ func (w *Writer) Commit(ctx context.Context) (int64, error) {
 	}
 	w.done = true
 	defer w.release()
-	var entries []paimon.ManifestEntry
-	var files []string
+	entries, files, err := w.finishFiles(ctx)
+	if err != nil {
+		return 0, err
+	}
 	fail := func(err error) (int64, error) {
-		for _, fw := range w.app {
-			fw.abort(ctx)
-		}
 		for _, p := range files {
 			_ = w.t.io.Delete(context.WithoutCancel(ctx), p)
 		}
 		return 0, err
-	}
-	// Flush buckets in parallel (sorting and encoding are per bucket).
-	writers := make([]*dataFileWriter, len(w.order))
-	results := make([][]paimon.DataFileMeta, len(w.order))
-	err := parallel(ctx, len(w.order), func(i int) error {
-		k := w.order[i]
-		fw := w.app[k]
-		if b := w.pk[k]; b != nil {
-			var err error
-			if fw, err = w.t.newDataFileWriter(w.mem, w.names, b.partition, b.bucket, 0, paimon.FileSourceAppend, 0); err != nil {
-				return err
-			}
-			writers[i] = fw
-			if err := w.flushPK(ctx, b, fw); err != nil {
-				return err
-			}
-		}
-		writers[i] = fw
-		metas, err := fw.finish(ctx)
-		results[i] = metas
-		return err
-	})
-	for _, fw := range writers {
-		if fw != nil {
-			files = append(files, fw.written...)
-		}
-	}
-	if err != nil {
-		for _, fw := range writers {
-			if fw != nil {
-				fw.abort(ctx)
-			}
-		}
-		return fail(err)
-	}
-	for i, fw := range writers {
-		for _, m := range results[i] {
-			entries = append(entries, paimon.ManifestEntry{Kind: paimon.FileKindAdd, Partition: fw.partition,
-				Bucket: int32(fw.bucket), TotalBuckets: int32(w.t.bucket), File: m})
-		}
 	}
 	req := &commitRequest{kind: paimon.CommitAppend, entries: entries, newFiles: files}
 	if w.ow != nil {
@@ -565,14 +537,8 @@ func (w *Writer) Abort(ctx context.Context) {
 	for _, fw := range w.app {
 		fw.abort(ctx)
 	}
-	w.release()
-}
-
-func (w *Writer) release() {
-	for _, b := range w.pk {
-		for _, r := range b.recs {
-			r.Release()
-		}
-		b.recs = nil
+	for _, p := range w.flushedFiles {
+		_ = w.t.io.Delete(context.WithoutCancel(ctx), p)
 	}
+	w.release()
 }

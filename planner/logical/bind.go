@@ -400,6 +400,31 @@ func BindWhere(ctx context.Context, sess Session, stmt *parse.Statement, tbl cat
 	return e, ps, nil
 }
 
+// BindScalar binds a scalar expression over the columns of tbl (UPDATE's
+// SET values): no aggregates, window functions or subqueries. params and
+// types work as for BindWhere; it returns the unbound parameters it holds.
+func BindScalar(ctx context.Context, sess Session, stmt *parse.Statement, tbl catalog.Table, alias string, e sqlparser.Expr, what string, params []any, types ...arrow.DataType) (vec.Expr, []*vec.Param, error) {
+	b := &binder{ctx: ctx, sess: sess, stmt: stmt, params: params, ptypes: types}
+	cols := make([]int, tbl.Schema().NumFields())
+	for i := range cols {
+		cols[i] = i
+	}
+	s := (&Scan{Table: tbl, Alias: alias, Columns: cols}).Schema()
+	ec := &exprCtx{sc: &scope{fields: s}, what: what}
+	x, err := b.expr(ec, e)
+	if err != nil {
+		return nil, nil, err
+	}
+	var ps []*vec.Param
+	vec.Walk(x, func(y vec.Expr) bool {
+		if p, ok := y.(*vec.Param); ok {
+			ps = append(ps, p)
+		}
+		return true
+	})
+	return x, ps, nil
+}
+
 // ResolveTable resolves a table name as FROM does.
 func ResolveTable(ctx context.Context, sess Session, tn sqlparser.TableName) (catalog.Table, string, error) {
 	b := &binder{ctx: ctx, sess: sess}
