@@ -122,7 +122,7 @@ func (t *DataTable) NewScan(ctx context.Context, req ScanRequest) (Scan, error) 
 		}
 	}
 	filter := req.Filter()
-	opts := scan.Options{Columns: req.Columns, Filter: filter, ReadOptimized: t.ro, Limit: req.Limit}
+	opts := scan.Options{Columns: req.Columns, Filter: filter, ReadOptimized: t.ro, Limit: req.Limit, BatchSize: req.BatchRows}
 	if err := scan.OptionsFromMap(&opts, req.Options); err != nil {
 		return nil, invalidf("%v", err)
 	}

@@ -48,6 +48,9 @@ type ScanRequest struct {
 	// then pinned to the splits' snapshot. Empty and non-nil: a scan with
 	// nothing to read.
 	Splits []Split
+	// BatchRows, when > 0, is the most rows per batch the scan should
+	// produce (0 = its default); a hint, for memory, not for results.
+	BatchRows int
 }
 
 // Filter is the conjunction of the request's filters (nil when none).
