@@ -189,6 +189,16 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	pkSkip, err := s.pkBTreeSkips(ctx, fs.IndexEntries, fs.Entries)
+	if err != nil {
+		return nil, err
+	}
+	for name := range pkSkip {
+		if globalSkip == nil {
+			globalSkip = map[string]bool{}
+		}
+		globalSkip[name] = true
+	}
 	for _, k := range order {
 		entries := groups[k]
 		// Key statistics are exact bounds of each file's keys: safe to prune by

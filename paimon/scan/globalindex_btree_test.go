@@ -1,0 +1,74 @@
+package scan
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/paimon-flightsql/paimon-flightsql/internal/testutil"
+)
+
+const pkBTreeTable = "paimon-cpp/parquet/pk_btree_e2e.db/pk_btree_e2e"
+
+// TestPKBTreeIndexRandom: on the Java-written primary-key table with a
+// BTree global index on score, random filters on score (=, <>, <, <=, >,
+// >=, IN, NOT IN, IS NOT NULL, alone or ANDed/ORed with another column)
+// return the same rows with the index used as with it ignored; the index
+// skips files for some of them, and never with indexes off.
+func TestPKBTreeIndexRandom(t *testing.T) {
+	dir := filepath.Join(testutil.Round2Dir(t), pkBTreeTable)
+	all := runIndexQueryAnd(t, dir, "", false)
+	if len(all.rows) == 0 {
+		t.Fatal("fixture table reads as empty")
+	}
+	rng := rand.New(rand.NewPCG(16, 14))
+	ops := []string{"=", "<>", "<", "<=", ">", ">="}
+	val := func() int { return rng.IntN(60) - 5 } // the scores and a little outside
+	skippedTotal, queries := 0, 60
+	if testing.Short() {
+		queries = 15
+	}
+	for q := 0; q < queries; q++ {
+		var f string
+		switch rng.IntN(5) {
+		case 0, 1:
+			f = fmt.Sprintf("score %s %d", ops[rng.IntN(len(ops))], val())
+		case 2:
+			n := 1 + rng.IntN(4)
+			vs := make([]string, n)
+			for i := range vs {
+				vs[i] = fmt.Sprint(val())
+			}
+			not := ""
+			if rng.IntN(3) == 0 {
+				not = "NOT "
+			}
+			f = fmt.Sprintf("score %sIN (%s)", not, strings.Join(vs, ", "))
+		case 3:
+			f = fmt.Sprintf("score = %d OR score = %d", val(), val())
+		default:
+			f = fmt.Sprintf("score %s %d AND id > %d", ops[rng.IntN(len(ops))], val(), rng.IntN(300))
+		}
+		on := runIndexQueryAnd(t, dir, f, false)
+		off := runIndexQueryAnd(t, dir, f, true)
+		slices.Sort(on.rows)
+		slices.Sort(off.rows)
+		if !slices.Equal(on.rows, off.rows) {
+			t.Fatalf("%s: %d rows with the index, %d without", f, len(on.rows), len(off.rows))
+		}
+		if off.plan.Stats.FilesPrunedGlobalIndex != 0 {
+			t.Fatalf("%s: indexes ignored but the global index skipped files", f)
+		}
+		skippedTotal += on.plan.Stats.FilesPrunedGlobalIndex
+		t.Logf("%s: %d rows, %d of %d files skipped by the btree index", f, len(on.rows), on.plan.Stats.FilesPrunedGlobalIndex, on.plan.Stats.FilesTotal)
+	}
+	if skippedTotal == 0 {
+		t.Fatal("the btree index never skipped a file: the test proves nothing")
+	}
+	if n := runIndexQueryAnd(t, dir, "score IS NOT NULL", false).plan.Stats.FilesPrunedGlobalIndex; n != 0 {
+		t.Fatalf("IS NOT NULL skipped %d files", n)
+	}
+}
