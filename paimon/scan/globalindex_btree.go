@@ -2,8 +2,10 @@ package scan
 
 import (
 	"context"
+
 	"encoding/binary"
 	"fmt"
+	"github.com/RoaringBitmap/roaring/v2"
 	"sort"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
@@ -23,7 +25,9 @@ import (
 // is [0, Σ rows - 1] with as many rows. A data file of the group for
 // which the index proves no row matches is skipped at plan time: its rows
 // never change (deletion vectors only remove rows), so skipping it drops
-// only non-matching rows, whichever of them are live.
+// only non-matching rows, whichever of them are live. For a kept file the
+// rows the index selects narrow its read (Scan.globalRows, like a file
+// index's selection; the filter is still applied to every row read).
 
 const btreeIndexType = "btree"
 
@@ -172,10 +176,27 @@ func (s *Scan) pkBTreeSkips(ctx context.Context, idx []paimon.IndexManifestEntry
 			if err != nil {
 				return nil, err
 			}
-			if res.IsSkip() {
+			switch {
+			case res.IsSkip():
 				out[src.name] = true
+			case !res.IsRemain():
+				// Read time keeps only these rows of the file.
+				s.globalMu.Lock()
+				if s.globalRows == nil {
+					s.globalRows = map[string]*roaring.Bitmap{}
+				}
+				s.globalRows[src.name] = res.Selection().Clone()
+				s.globalMu.Unlock()
 			}
 		}
 	}
 	return out, nil
+}
+
+// globalRowSelection is what a BTree global index left of file name (nil:
+// no narrowing).
+func (s *Scan) globalRowSelection(name string) *roaring.Bitmap {
+	s.globalMu.Lock()
+	defer s.globalMu.Unlock()
+	return s.globalRows[name]
 }
