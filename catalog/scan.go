@@ -205,6 +205,9 @@ type ScanStats struct {
 	// FilesPrunedGlobalIndex: files whose row-id range a global index
 	// (index manifest, row tracking) proved has no matching row.
 	FilesPrunedGlobalIndex int
+	// GlobalIndexesUnsupported: global index files in a format not decoded
+	// (Java's BGIX bitmap files), not used.
+	GlobalIndexesUnsupported int
 
 	// Opened is true when the scan was opened from splits planned earlier
 	// (ScanRequest.Splits) instead of planned: manifest and pruning

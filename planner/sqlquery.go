@@ -446,6 +446,9 @@ func scanStatLines(ind string, st catalog.ScanStats, splits int, rd catalog.Read
 	if st.FilesPrunedGlobalIndex > 0 {
 		out = append(out, fmt.Sprintf("%sglobal index: %d files skipped at plan", ind, st.FilesPrunedGlobalIndex))
 	}
+	if st.GlobalIndexesUnsupported > 0 {
+		out = append(out, fmt.Sprintf("%sglobal index: %d index files in an unsupported format (BGIX) not used", ind, st.GlobalIndexesUnsupported))
+	}
 	if st.FilesPrunedIndex > 0 || rd.FilesSkippedIndex > 0 || rd.RowsSkippedIndex > 0 {
 		line := fmt.Sprintf("%sfile index: %d files (%d rows) skipped at plan", ind, st.FilesPrunedIndex, st.RowsPrunedIndex)
 		if st.IndexSkips != "" {

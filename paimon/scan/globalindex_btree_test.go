@@ -1,7 +1,9 @@
 package scan
 
 import (
+	"encoding/binary"
 	"fmt"
+	"os"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -75,5 +77,40 @@ func TestPKBTreeIndexRandom(t *testing.T) {
 	}
 	if n := runIndexQueryAnd(t, dir, "score IS NOT NULL", false).plan.Stats.FilesPrunedGlobalIndex; n != 0 {
 		t.Fatalf("IS NOT NULL skipped %d files", n)
+	}
+}
+
+// TestGlobalIndexBGIXNotUsed: a global index file in Java's BGIX format
+// (recognized by its footer magic) is not decoded: the scan reads exactly
+// what it reads with indexes off and counts the file as unsupported.
+func TestGlobalIndexBGIXNotUsed(t *testing.T) {
+	src := filepath.Join(testutil.Round2Dir(t), globalIndexTable)
+	dir := filepath.Join(t.TempDir(), "db.db", filepath.Base(src))
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := filepath.Glob(filepath.Join(dir, "index", "bitmap-global-index-*.index"))
+	if err != nil || len(idx) == 0 {
+		t.Fatalf("no global index files in the copy: %v", err)
+	}
+	for _, p := range idx {
+		// A BGIX footer: block handles, value count, version, magic (big endian).
+		footer := make([]byte, 48)
+		binary.BigEndian.PutUint32(footer[40:], 1)
+		binary.BigEndian.PutUint32(footer[44:], bgixMagic)
+		if err := os.WriteFile(p, footer, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const filter = "f0 = 'Nobody'" // the real index skips a file for it
+	on := runIndexQueryAnd(t, dir, filter, false)
+	off := runIndexQueryAnd(t, dir, filter, true)
+	slices.Sort(on.rows)
+	slices.Sort(off.rows)
+	if !slices.Equal(on.rows, off.rows) {
+		t.Fatalf("%d rows with BGIX files present, %d with indexes off", len(on.rows), len(off.rows))
+	}
+	if on.plan.Stats.FilesPrunedGlobalIndex != 0 || on.plan.Stats.GlobalIndexesUnsupported == 0 {
+		t.Fatalf("BGIX files: %d files skipped, %d unsupported; want 0 and > 0", on.plan.Stats.FilesPrunedGlobalIndex, on.plan.Stats.GlobalIndexesUnsupported)
 	}
 }

@@ -126,6 +126,7 @@ type Scan struct {
 	// splits opened without planning have none).
 	globalMu   sync.Mutex
 	globalRows map[string]*roaring.Bitmap
+	bgixSeen   int // BGIX global index files met by the last plan (not used)
 
 	schemaMu  sync.Mutex
 	schemas   map[int64][]types.DataField // file schemas by id
