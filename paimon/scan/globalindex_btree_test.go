@@ -3,8 +3,8 @@ package scan
 import (
 	"encoding/binary"
 	"fmt"
-	"os"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
