@@ -123,7 +123,7 @@ func (t *DataTable) NewScan(ctx context.Context, req ScanRequest) (Scan, error) 
 		}
 	}
 	filter := req.Filter()
-	opts := scan.Options{Columns: req.Columns, Filter: filter, ReadOptimized: t.ro, Limit: req.Limit}
+	opts := scan.Options{Columns: req.Columns, Filter: filter, ReadOptimized: t.ro, Limit: req.Limit, BatchSize: req.BatchRows}
 	if err := scan.OptionsFromMap(&opts, req.Options); err != nil {
 		return nil, invalidf("%v", err)
 	}
@@ -193,19 +193,20 @@ func (t *DataTable) openScan(ctx context.Context, tbl *paimon.Table, opts scan.O
 
 func planStats(st scan.Stats, byType map[string]int) ScanStats {
 	return ScanStats{
-		SnapshotID:             st.SnapshotID,
-		ManifestsTotal:         st.ManifestsTotal,
-		ManifestsPruned:        st.ManifestsPruned,
-		FilesTotal:             st.FilesTotal,
-		FilesPrunedPartition:   st.FilesPrunedPartition,
-		FilesPrunedBucket:      st.FilesPrunedBucket,
-		FilesPrunedStats:       st.FilesPrunedStats,
-		FilesPrunedIndex:       st.FilesPrunedIndex,
-		RowsPrunedIndex:        st.RowsPrunedIndex,
-		IndexSkips:             indexSkips(byType),
-		FilesPrunedGlobalIndex: st.FilesPrunedGlobalIndex,
-		DeletionVectors:        st.DeletionVectors,
-		MergedBuckets:          st.MergeSplits,
+		SnapshotID:               st.SnapshotID,
+		ManifestsTotal:           st.ManifestsTotal,
+		ManifestsPruned:          st.ManifestsPruned,
+		FilesTotal:               st.FilesTotal,
+		FilesPrunedPartition:     st.FilesPrunedPartition,
+		FilesPrunedBucket:        st.FilesPrunedBucket,
+		FilesPrunedStats:         st.FilesPrunedStats,
+		FilesPrunedIndex:         st.FilesPrunedIndex,
+		RowsPrunedIndex:          st.RowsPrunedIndex,
+		IndexSkips:               indexSkips(byType),
+		FilesPrunedGlobalIndex:   st.FilesPrunedGlobalIndex,
+		GlobalIndexesUnsupported: st.GlobalIndexesUnsupported,
+		DeletionVectors:          st.DeletionVectors,
+		MergedBuckets:            st.MergeSplits,
 	}
 }
 

@@ -48,6 +48,9 @@ type ScanRequest struct {
 	// then pinned to the splits' snapshot. Empty and non-nil: a scan with
 	// nothing to read.
 	Splits []Split
+	// BatchRows, when > 0, is the most rows per batch the scan should
+	// produce (0 = its default); a hint, for memory, not for results.
+	BatchRows int
 }
 
 // Filter is the conjunction of the request's filters (nil when none).
@@ -202,6 +205,9 @@ type ScanStats struct {
 	// FilesPrunedGlobalIndex: files whose row-id range a global index
 	// (index manifest, row tracking) proved has no matching row.
 	FilesPrunedGlobalIndex int
+	// GlobalIndexesUnsupported: global index files in a format not decoded
+	// (Java's BGIX bitmap files), not used.
+	GlobalIndexesUnsupported int
 
 	// Opened is true when the scan was opened from splits planned earlier
 	// (ScanRequest.Splits) instead of planned: manifest and pruning

@@ -143,9 +143,18 @@ func (e *Engine) prepareSQL(ctx context.Context, st *parse.Statement, sess Sessi
 // newBudget returns a query budget of limit bytes drawing from the
 // server-wide budget, if any.
 func (e *Engine) newBudget(limit int64) *exec.Budget {
-	b := exec.NewBudget(MemoryLimitOption, limit)
-	b.Parent = e.opts.Memory
-	return b
+	return e.opts.Memory.NewChild(MemoryLimitOption, limit)
+}
+
+// scanBatchBytes bounds a scan batch under a server memory budget: scan
+// batches in flight (a few per partition and stream) are bounded by
+// back-pressure, not by the budget, so they are kept to 1/64 of this
+// query's share of it (0 = no bound: the scan's default batches).
+func (e *Engine) scanBatchBytes() int64 {
+	if e.opts.Memory == nil || e.opts.Memory.Limit() <= 0 {
+		return 0
+	}
+	return e.opts.Memory.Limit() / (e.opts.Memory.Children() + 1) / 64
 }
 
 // estimator estimates rows from the tables' metadata row counts (memoized
@@ -161,7 +170,8 @@ func (q *sqlQuery) optimize(ctx context.Context, n logical.Node) (logical.Node, 
 // physical returns a physical planner for the query (carried splits when
 // the statement came with them).
 func (q *sqlQuery) physical(analyze bool) *physical.Planner {
-	return &physical.Planner{Concurrency: q.e.opts.Concurrency, Analyze: analyze, Splits: q.planned.splitsFunc()}
+	return &physical.Planner{Concurrency: q.e.opts.Concurrency, Analyze: analyze, Splits: q.planned.splitsFunc(),
+		ScanBatchBytes: q.e.scanBatchBytes()}
 }
 
 // estimates returns the estimated rows of the operators lowered from nodes
@@ -435,6 +445,9 @@ func scanStatLines(ind string, st catalog.ScanStats, splits int, rd catalog.Read
 	}
 	if st.FilesPrunedGlobalIndex > 0 {
 		out = append(out, fmt.Sprintf("%sglobal index: %d files skipped at plan", ind, st.FilesPrunedGlobalIndex))
+	}
+	if st.GlobalIndexesUnsupported > 0 {
+		out = append(out, fmt.Sprintf("%sglobal index: %d index files in an unsupported format (BGIX) not used", ind, st.GlobalIndexesUnsupported))
 	}
 	if st.FilesPrunedIndex > 0 || rd.FilesSkippedIndex > 0 || rd.RowsSkippedIndex > 0 {
 		line := fmt.Sprintf("%sfile index: %d files (%d rows) skipped at plan", ind, st.FilesPrunedIndex, st.RowsPrunedIndex)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -32,6 +33,28 @@ func serverMemoryBudget(flag string) (*exec.Budget, error) {
 		limit = n
 	}
 	return exec.NewBudget("server memory (--memory-limit)", limit), nil
+}
+
+// goMemoryHeadroom is what the Go runtime's soft limit allows over the
+// server budget: memory no budget accounts (the runtime itself, scan
+// batches in flight, gRPC buffers; see docs/operations.md).
+func goMemoryHeadroom(limit int64) int64 { return max(64<<20, limit/4) }
+
+// setGoMemoryLimit sets the Go runtime's soft memory limit (GOMEMLIMIT) to
+// the budget plus goMemoryHeadroom, unless GOMEMLIMIT is set in the
+// environment or there is no budget. Without it the GC lets the heap grow
+// to twice the live data (GOGC=100) before collecting, so the process's
+// resident memory could reach twice what the budget bounds; with it the
+// GC collects harder as the heap nears the limit. It is a soft limit: live
+// data over it is not refused (the budget does that), only collected more
+// often.
+func setGoMemoryLimit(b *exec.Budget) (int64, bool) {
+	if b == nil || b.Limit() <= 0 || os.Getenv("GOMEMLIMIT") != "" {
+		return 0, false
+	}
+	soft := b.Limit() + goMemoryHeadroom(b.Limit())
+	debug.SetMemoryLimit(soft)
+	return soft, true
 }
 
 // parseByteSize parses 1024, 512KiB, 64MiB, 2GiB, 1TiB (also K/M/G/T, KB/MB/GB/TB as powers of 1024).

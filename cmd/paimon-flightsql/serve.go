@@ -146,6 +146,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if soft, ok := setGoMemoryLimit(budget); ok {
+		logger.Info("Go runtime soft memory limit set from --memory-limit", "gomemlimit", soft)
+	}
 	popts := planner.Options{MaxStatementBytes: *maxStmt, MaxExpressionDepth: *maxDepth, Memory: budget}
 	if popts.Spill, err = spillOptions(*spillDir, *spillLimit); err != nil {
 		return err

@@ -18,7 +18,9 @@
 //     distinct values plus a bit-sliced index of each row's dictionary code).
 //
 // It also decodes BTree global index files (btree.go: key → row ordinals in
-// an SST layout); the scan does not use them yet.
+// an SST layout) and answers leaves with them (btree_reader.go, INT keys:
+// the ordinals whose key satisfies the leaf; the scan uses them for
+// primary-key tables, paimon/scan/globalindex_btree.go).
 //
 // Invariants:
 //

@@ -159,5 +159,25 @@ func FuzzBTreeIndex(f *testing.F) {
 				t.Fatal("entry without ordinals")
 			}
 		}
+		// The reader refuses keys and ordinals that do not fit and answers
+		// every comparison within [0, total).
+		const total = 1 << 10
+		rd, err := NewBTreeReader(ix, types.NewInt(), total)
+		if err != nil || rd == nil {
+			return
+		}
+		for _, op := range []predicate.Op{predicate.Eq, predicate.NotEq, predicate.Lt, predicate.GtEq, predicate.In, predicate.IsNotNull} {
+			lits := []predicate.Literal{int64(1)}
+			if op == predicate.IsNotNull {
+				lits = nil
+			}
+			res, err := rd.Eval(&predicate.Leaf{Column: "k", Type: types.NewInt(), Op: op, Literals: lits})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.IsRemain() && !res.Selection().IsEmpty() && res.Selection().Maximum() >= total {
+				t.Fatalf("%v selects row %d of %d", op, res.Selection().Maximum(), total)
+			}
+		}
 	})
 }

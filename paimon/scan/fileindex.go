@@ -112,9 +112,16 @@ func (r *reader) indexSelection(sp *Split, f *paimon.DataFileMeta) (*roaring.Bit
 	if !owner.fileIndexEnabled() {
 		return nil, nil
 	}
+	global := fileindex.Remain
+	if g := owner.globalRowSelection(f.FileName); g != nil && !sp.Merge && !sp.Evolution {
+		global = fileindex.Rows(g)
+	}
 	extra := extraIndexFile(f)
 	if f.EmbeddedIndex == nil && extra == "" {
-		return nil, nil
+		if global.IsRemain() {
+			return nil, nil
+		}
+		return global.Selection(), nil
 	}
 	fileFields, err := owner.fileSchema(r.ctx, f.SchemaID)
 	if err != nil {
@@ -142,6 +149,7 @@ func (r *reader) indexSelection(sp *Split, f *paimon.DataFileMeta) (*roaring.Bit
 		}
 		res = res.And(x)
 	}
+	res = res.And(global)
 	if res.IsRemain() {
 		return nil, nil
 	}

@@ -18,8 +18,9 @@ import (
 // field id they index. The bitmap global index files paimon-cpp writes are a
 // BitmapFileIndex v2 body over positions row id - start. Plan skips the data
 // files whose row-id range they prove has no matching row. Other global index
-// formats (Java's BGIX bitmap files, BTree) are not decoded and are ignored:
-// results stay exact, only less is skipped.
+// formats (Java's BGIX bitmap files) are not decoded and not used, counted
+// in Stats.GlobalIndexesUnsupported: results stay exact, only less is
+// skipped. Primary-key BTree global indexes: globalindex_btree.go.
 
 // bgixMagic ends the footer of Java's BitmapGlobalIndexFormat files (not decoded).
 const bgixMagic = 0x42474958
@@ -38,6 +39,9 @@ func (s *Scan) globalIndexes(ctx context.Context, entries []paimon.IndexManifest
 		return nil, nil
 	}
 	var out map[int][]globalIndex
+	s.globalMu.Lock()
+	s.bgixSeen = 0
+	s.globalMu.Unlock()
 	for _, e := range entries {
 		gi := e.IndexFile.GlobalIndex
 		if e.Kind != paimon.FileKindAdd || gi == nil || e.IndexFile.IndexType != fileindex.TypeBitmap ||
@@ -60,7 +64,10 @@ func (s *Scan) globalIndexes(ctx context.Context, entries []paimon.IndexManifest
 			return nil, fmt.Errorf("global index file %s: %w", p, err)
 		}
 		if len(data) >= 4 && binary.BigEndian.Uint32(data[len(data)-4:]) == bgixMagic {
-			continue // Java's dictionary-block format: not decoded
+			s.globalMu.Lock()
+			s.bgixSeen++ // Java's dictionary-block format: not decoded (EXPLAIN says so)
+			s.globalMu.Unlock()
+			continue
 		}
 		if out == nil {
 			out = map[int][]globalIndex{}

@@ -77,6 +77,9 @@ type Stats struct {
 	FilesPrunedIndex       int
 	FilesPrunedGlobalIndex int
 	RowsPrunedIndex        int64
+	// GlobalIndexesUnsupported counts global index files in a format the
+	// reader does not decode (Java's BGIX bitmap files): not used.
+	GlobalIndexesUnsupported int
 }
 
 // Plan is the result of planning.
@@ -188,6 +191,19 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 	globalSkip, err := s.globalIndexSkips(ctx, fs.IndexEntries, fs.Entries)
 	if err != nil {
 		return nil, err
+	}
+	s.globalMu.Lock()
+	p.Stats.GlobalIndexesUnsupported = s.bgixSeen
+	s.globalMu.Unlock()
+	pkSkip, err := s.pkBTreeSkips(ctx, fs.IndexEntries, fs.Entries)
+	if err != nil {
+		return nil, err
+	}
+	for name := range pkSkip {
+		if globalSkip == nil {
+			globalSkip = map[string]bool{}
+		}
+		globalSkip[name] = true
 	}
 	for _, k := range order {
 		entries := groups[k]

@@ -12,6 +12,8 @@
 package scan
 
 import (
+	"github.com/RoaringBitmap/roaring/v2"
+
 	"context"
 	"fmt"
 	"runtime"
@@ -118,6 +120,13 @@ type Scan struct {
 	info     tableInfo
 	tracking []int // indexes of row-tracking columns in readCols
 	descCols []int // indexes of blob-descriptor-field columns in readCols
+
+	// globalRows: file name → the file positions a primary-key BTree
+	// global index left for the filter (set by Plan, read by readers;
+	// splits opened without planning have none).
+	globalMu   sync.Mutex
+	globalRows map[string]*roaring.Bitmap
+	bgixSeen   int // BGIX global index files met by the last plan (not used)
 
 	schemaMu  sync.Mutex
 	schemas   map[int64][]types.DataField // file schemas by id

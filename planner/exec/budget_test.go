@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestBudgetParent: query budgets draw from a server-wide parent; the
@@ -49,4 +50,50 @@ func TestBudgetParent(t *testing.T) {
 	}
 	none.Free(1)
 	none.Close()
+}
+
+// TestBudgetShare: the server budget is divided among the open query
+// budgets made with NewChild; a query's own smaller limit wins; Close
+// (once) leaves the share to the others; and growWait waits for memory
+// another query frees, but not for its own limit.
+func TestBudgetShare(t *testing.T) {
+	server := NewBudget("server memory (--memory-limit)", 1000)
+	a := server.NewChild("query.memory-limit", 4000)
+	if got := a.Share(); got != 1000 {
+		t.Fatalf("alone: share %d, want 1000", got)
+	}
+	b := server.NewChild("query.memory-limit", 200)
+	if got, want := a.Share(), int64(500); got != want || b.Share() != 200 {
+		t.Fatalf("two queries: shares %d, %d; want %d, 200", got, b.Share(), want)
+	}
+	b.Close()
+	b.Close()
+	if got := a.Share(); got != 1000 || server.Children() != 1 {
+		t.Fatalf("after Close: share %d, %d children; want 1000, 1", got, server.Children())
+	}
+	var none *Budget
+	if none.NewChild("q", 0).Share() != 0 {
+		t.Fatal("no server budget: share must be unlimited (0)")
+	}
+
+	c := server.NewChild("query.memory-limit", 0)
+	if err := a.Reserve("Sort", 900); err != nil {
+		t.Fatal(err)
+	}
+	tc := NewTaskCtx(t.Context(), nil, nil, c)
+	r := &reservation{b: c, op: "Sort"}
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		a.Free(900)
+	}()
+	if err := r.growWait(tc, 500); err != nil {
+		t.Fatalf("growWait while another query frees: %v", err)
+	}
+	r.freeAll()
+	own := server.NewChild("query.memory-limit", 100)
+	ro := &reservation{b: own, op: "Sort"}
+	start := time.Now()
+	if err := ro.growWait(NewTaskCtx(t.Context(), nil, nil, own), 200); !errors.Is(err, ErrResourceExhausted) || time.Since(start) > time.Second {
+		t.Fatalf("over its own limit: %v after %v, want ResourceExhausted at once", err, time.Since(start))
+	}
 }

@@ -28,4 +28,9 @@
 //     in the same order, ties included). Every run file is removed when the
 //     stream that made it closes or fails; Spiller.Close removes the
 //     directory. Spill files are accounted with the spill disk budget.
+//   - Query budgets made with Budget.NewChild are counted by the server
+//     budget until Close; spilling operators size their buffers by
+//     Budget.Share (the query's part of the server budget), and a merge of
+//     spilled runs waits (bounded) for memory other queries hold rather
+//     than fail, never for its own query's limit.
 package exec

@@ -92,9 +92,57 @@ type Budget struct {
 	mu    sync.Mutex
 	peak  int64
 	// Parent, when set, is charged for every reservation too. Set it
-	// before the first Reserve.
+	// before the first Reserve (or create the budget with NewChild).
 	Parent *Budget
 	closed atomic.Bool
+	// children counts the open budgets made by NewChild on this one (the
+	// running queries sharing the server budget); registered marks a
+	// budget counted in its parent's children.
+	children   atomic.Int64
+	registered bool
+}
+
+// NewChild returns a budget of limit bytes drawing from b (b may be nil),
+// counted among b's children until it is closed: Share divides b's limit
+// among them.
+func (b *Budget) NewChild(name string, limit int64) *Budget {
+	c := NewBudget(name, limit)
+	if b != nil {
+		c.Parent, c.registered = b, true
+		b.children.Add(1)
+	}
+	return c
+}
+
+// Children is the number of open budgets made by NewChild on b.
+func (b *Budget) Children() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.children.Load()
+}
+
+// Share is the memory this budget may plan on holding: its own limit,
+// capped by each ancestor's limit divided among that ancestor's open
+// children (the queries running at once); 0 = unlimited. Spilling
+// operators size their buffers by it, so that concurrent queries under
+// one server budget each keep to their part instead of racing for all of
+// it (the one that loses would fail where it could have spilled).
+func (b *Budget) Share() int64 {
+	var share int64
+	capTo := func(l int64) {
+		if l > 0 && (share == 0 || l < share) {
+			share = l
+		}
+	}
+	for c := b; c != nil; c = c.Parent {
+		l := c.limit
+		if n := c.children.Load(); n > 1 && l > 0 {
+			l /= n
+		}
+		capTo(l)
+	}
+	return share
 }
 
 // NewBudget returns a budget of limit bytes (0 = unlimited).
@@ -138,6 +186,9 @@ func (b *Budget) Free(n int64) {
 func (b *Budget) Close() {
 	if b == nil || b.closed.Swap(true) {
 		return
+	}
+	if b.registered {
+		b.Parent.children.Add(-1)
 	}
 	if n := b.used.Load(); n > 0 {
 		b.Parent.Free(n)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -211,6 +212,35 @@ func (r *reservation) grow(n int64) error {
 	r.res += n
 	r.mu.Unlock()
 	return nil
+}
+
+// mergeWait bounds how long a merge waits for memory other queries hold.
+const mergeWait = 10 * time.Second
+
+// growWait is grow for the least a spilled operator needs to make progress
+// (one batch per merged run): when the budget says no it retries as other
+// queries free memory (they keep to their share and spill, so they do),
+// until the query's context ends or mergeWait passed; then it fails with
+// the budget's error.
+func (r *reservation) growWait(tc *TaskCtx, n int64) error {
+	err := r.grow(n)
+	if err == nil || !errors.Is(err, ErrResourceExhausted) || r.b.Parent == nil ||
+		(r.b.limit > 0 && r.b.Used()+n > r.b.limit) {
+		return err // over the query's own limit: nobody else frees that
+	}
+	deadline := time.Now().Add(mergeWait)
+	for pause := time.Millisecond; ; pause = min(2*pause, 20*time.Millisecond) {
+		t := time.NewTimer(pause)
+		select {
+		case <-tc.Ctx.Done():
+			t.Stop()
+			return tc.Ctx.Err()
+		case <-t.C:
+		}
+		if err = r.grow(n); err == nil || !errors.Is(err, ErrResourceExhausted) || time.Now().After(deadline) {
+			return err
+		}
+	}
 }
 
 func (r *reservation) shrink(n int64) {

@@ -474,7 +474,7 @@ func (m *mergeStream) load(c *mergeCursor) (bool, error) {
 			return false, err
 		}
 		n := batchBytes(b) + c.keys.Bytes()
-		if err := m.res.grow(n); err != nil {
+		if err := m.res.growWait(m.tc, n); err != nil {
 			b.Release()
 			return false, err
 		}

@@ -369,16 +369,10 @@ func (s *runScanStream) Close() {
 	s.runs = nil
 }
 
-// spillLimit is the memory an operator may plan its spill chunks with: the
-// query's limit, else the server's, else 0 (unlimited).
-func spillLimit(b *Budget) int64 {
-	for ; b != nil; b = b.Parent {
-		if b.limit > 0 {
-			return b.limit
-		}
-	}
-	return 0
-}
+// spillLimit is the memory an operator may plan its spill buffers and
+// chunks with: the smaller of the query's limit and its share of the
+// server's (Budget.Share), 0 = unlimited.
+func spillLimit(b *Budget) int64 { return b.Share() }
 
 // canSpill reports whether err is a memory reservation failure the
 // operator may answer by spilling.

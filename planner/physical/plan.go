@@ -28,6 +28,11 @@ type Planner struct {
 	// Splits, when set, gives the splits planned earlier for a scan (nil:
 	// plan it): scans are then opened, not planned (a ticket's splits).
 	Splits func(x *logical.Scan, req catalog.ScanRequest) ([]catalog.Split, error)
+	// ScanBatchBytes, when > 0, bounds the estimated bytes of one scan
+	// batch (the scan's batch rows are cut to fit, down to
+	// minScanBatchRows): scan batches in flight are not accounted by any
+	// budget, so under a small server budget they must stay small.
+	ScanBatchBytes int64
 	// Nodes maps each operator to the logical node it was lowered from
 	// (EXPLAIN estimates its rows); a scan under a residual Filter maps to
 	// a copy of its node holding only the conjuncts the scan applies.
@@ -223,7 +228,8 @@ func (p *Planner) scan(ctx context.Context, x *logical.Scan) (exec.Operator, err
 			unconverted = true
 		}
 	}
-	req := catalog.ScanRequest{Columns: names, Filters: pushed, Limit: -1, Options: x.Options}
+	req := catalog.ScanRequest{Columns: names, Filters: pushed, Limit: -1, Options: x.Options,
+		BatchRows: scanBatchRows(p.ScanBatchBytes, out)}
 	if !unconverted {
 		// every conjunct is offered: a scan applying them all counts rows
 		// after them (a scan that does not must ignore the hint)
@@ -338,4 +344,26 @@ func (c *CountExec) Explain() string {
 }
 func (c *CountExec) Execute(tc *exec.TaskCtx, p int) (exec.Stream, error) {
 	return c.Values.Execute(tc, p)
+}
+
+// minScanBatchRows and maxScanBatchRows bound the rows of a scan batch
+// sized by Planner.ScanBatchBytes (the most is the scan's default).
+const minScanBatchRows, maxScanBatchRows = 4096, 64 * 1024
+
+// scanBatchRows is the rows per scan batch that keep an estimated batch of
+// sc under bytes (0 = the scan's default). Variable-width values count as
+// 32 bytes.
+func scanBatchRows(bytes int64, sc *arrow.Schema) int {
+	if bytes <= 0 {
+		return 0
+	}
+	var row int64 = 1
+	for _, f := range sc.Fields() {
+		if fw, ok := f.Type.(arrow.FixedWidthDataType); ok && fw.BitWidth() >= 8 {
+			row += int64(fw.BitWidth() / 8)
+		} else {
+			row += 32
+		}
+	}
+	return int(min(max(bytes/row, minScanBatchRows), maxScanBatchRows))
 }
