@@ -30,6 +30,8 @@ type S3Options struct {
 	PathStyle    bool   // s3.path.style.access
 	// MaxAttempts bounds the SDK retryer's attempts per request (default 5).
 	MaxAttempts int
+	// Read tunes coalesced ranged reads and prefetching (rangeread.go).
+	Read ReadPolicy
 }
 
 // S3OptionsFromCatalog reads Paimon's S3 catalog options (s3.endpoint,
@@ -158,5 +160,6 @@ func NewS3(ctx context.Context, root string, o S3Options) (*S3, error) {
 		so.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
 		so.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 	})
-	return &S3{client: client, bucket: bucket, prefix: strings.Trim(key, "/"), scheme: scheme}, nil
+	return &S3{client: client, bucket: bucket, prefix: strings.Trim(key, "/"), scheme: scheme,
+		endpoint: endpoint, region: cfg.Region, pool: newReadPool(o.Read)}, nil
 }
