@@ -31,7 +31,7 @@ type fakeS3 struct {
 	ranges   []string // Range headers of the GETs answered
 	// breakBodies > 0: that many GETs send half their body and drop the connection.
 	breakBodies int
-	pageSize int
+	pageSize    int
 }
 
 func newFakeS3(t *testing.T) (*fakeS3, *httptest.Server) {
