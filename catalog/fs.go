@@ -74,6 +74,13 @@ type FS struct {
 // with the option sets it.
 const ManifestCacheOption = "cache.manifest.max-memory"
 
+// MetaCacheOption is the catalog option setting the budget of the
+// process-wide metadata cache (paimon.DefaultMetaCache: snapshot, schema and
+// manifest-list files of object-store warehouses), as a memory size; "0"
+// disables it. Shared by every catalog of the process, like
+// ManifestCacheOption.
+const MetaCacheOption = "cache.metadata.max-memory"
+
 // FSOption configures an FS catalog.
 type FSOption func(*FS)
 
@@ -106,6 +113,13 @@ func NewFS(io fileio.FileIO, root string, opts ...FSOption) *FS {
 			c.optErr = paimon.Errorf(ErrInvalid, "catalog option %s: %v", ManifestCacheOption, err)
 		} else {
 			paimon.DefaultManifestCache().SetMaxBytes(n)
+		}
+	}
+	if v, ok := c.options[MetaCacheOption]; ok {
+		if n, err := paimon.ParseMemorySize(v); err != nil {
+			c.optErr = paimon.Errorf(ErrInvalid, "catalog option %s: %v", MetaCacheOption, err)
+		} else {
+			paimon.DefaultMetaCache().SetMaxBytes(n)
 		}
 	}
 	return c

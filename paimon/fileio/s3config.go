@@ -60,6 +60,34 @@ func S3OptionsFromCatalog(opts map[string]string) (S3Options, error) {
 		}
 		o.PathStyle = b
 	}
+	for _, rk := range []struct {
+		key  string
+		size bool
+		dst  *int64
+	}{
+		{"s3.read.coalesce-gap", true, &o.Read.GapBytes},
+		{"s3.read.max-request-size", true, &o.Read.MaxRequestBytes},
+		{"s3.read.prefetch-memory", true, &o.Read.BudgetBytes},
+		{"s3.read.tail-size", true, &o.Read.TailBytes},
+	} {
+		if v, ok := opts[rk.key]; ok {
+			n, err := parseSize(v)
+			if err != nil {
+				return o, fmt.Errorf("catalog option %s: %w", rk.key, err)
+			}
+			*rk.dst = n
+			if rk.key == "s3.read.tail-size" && n == 0 {
+				*rk.dst = -1 // 0 = no tail read: Open does a HEAD
+			}
+		}
+	}
+	if v, ok := opts["s3.read.parallelism"]; ok {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 || n > 1024 {
+			return o, fmt.Errorf("catalog option s3.read.parallelism: want 1..1024, got %q", v)
+		}
+		o.Read.Parallel = n
+	}
 	if (o.AccessKey == "") != (o.SecretKey == "") {
 		return o, fmt.Errorf("catalog options s3.access-key and s3.secret-key must be given together")
 	}
@@ -162,4 +190,25 @@ func NewS3(ctx context.Context, root string, o S3Options) (*S3, error) {
 	})
 	return &S3{client: client, bucket: bucket, prefix: strings.Trim(key, "/"), scheme: scheme,
 		endpoint: endpoint, region: cfg.Region, pool: newReadPool(o.Read)}, nil
+}
+
+// parseSize parses a byte count with an optional unit (b, kb, mb, gb; k,
+// m, g; case and spaces ignored), as Paimon writes memory sizes.
+func parseSize(s string) (int64, error) {
+	v := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(s), " ", ""))
+	mult := int64(1)
+	for _, u := range []struct {
+		suf string
+		m   int64
+	}{{"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"b", 1}} {
+		if strings.HasSuffix(v, u.suf) {
+			v, mult = strings.TrimSuffix(v, u.suf), u.m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return n * mult, nil
 }
