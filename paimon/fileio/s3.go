@@ -41,6 +41,7 @@ type S3 struct {
 	endpoint string
 	region   string
 	pool     *readPool
+	counts   *requestCounts
 }
 
 var _ FileIO = (*S3)(nil)

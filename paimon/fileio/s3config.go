@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -148,6 +149,7 @@ func NewS3(ctx context.Context, root string, o S3Options) (*S3, error) {
 		tr.TLSHandshakeTimeout = 10 * time.Second
 		tr.ResponseHeaderTimeout = 60 * time.Second
 	})
+	counts := &requestCounts{}
 	loads := []func(*config.LoadOptions) error{
 		config.WithHTTPClient(httpClient),
 		config.WithRetryer(func() aws.Retryer {
@@ -183,13 +185,16 @@ func NewS3(ctx context.Context, root string, o S3Options) (*S3, error) {
 			so.BaseEndpoint = aws.String(endpoint)
 		}
 		so.UsePathStyle = o.PathStyle
+		// Counted after LoadDefaultConfig, which adjusts the transport
+		// (custom CA bundles) and needs the buildable client for it.
+		so.HTTPClient = &countingClient{c: so.HTTPClient, n: counts}
 		// S3-compatible servers differ in their support of the newer
 		// default checksums; send and check them only where required.
 		so.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
 		so.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 	})
 	return &S3{client: client, bucket: bucket, prefix: strings.Trim(key, "/"), scheme: scheme,
-		endpoint: endpoint, region: cfg.Region, pool: newReadPool(o.Read)}, nil
+		endpoint: endpoint, region: cfg.Region, pool: newReadPool(o.Read), counts: counts}, nil
 }
 
 // parseSize parses a byte count with an optional unit (b, kb, mb, gb; k,
@@ -211,4 +216,40 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("bad size %q", s)
 	}
 	return n * mult, nil
+}
+
+// requestCounts counts the HTTP requests an S3 FileIO sent, by kind.
+type requestCounts struct {
+	get, head, put, list, other atomic.Int64
+}
+
+// countingClient counts requests (retries included) on their way out.
+type countingClient struct {
+	c interface {
+		Do(*http.Request) (*http.Response, error)
+	}
+	n *requestCounts
+}
+
+func (c *countingClient) Do(r *http.Request) (*http.Response, error) {
+	switch {
+	case r.Method == http.MethodGet && r.URL.Query().Has("list-type"):
+		c.n.list.Add(1)
+	case r.Method == http.MethodGet:
+		c.n.get.Add(1)
+	case r.Method == http.MethodHead:
+		c.n.head.Add(1)
+	case r.Method == http.MethodPut:
+		c.n.put.Add(1)
+	default:
+		c.n.other.Add(1)
+	}
+	return c.c.Do(r)
+}
+
+// RequestCounts reports the HTTP requests sent so far (retries included):
+// object GETs, HEADs, PUTs, listings and others (DELETE, ...).
+func (s *S3) RequestCounts() (get, head, put, list, other int64) {
+	n := s.counts
+	return n.get.Load(), n.head.Load(), n.put.Load(), n.list.Load(), n.other.Load()
 }

@@ -252,10 +252,15 @@ func (b *bench) suiteS3(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		g0, h0, _, l0, _ := s3io.RequestCounts()
 		rem, err := b.measure("s3", p.name, "ours-s3", p.rem)
 		if err != nil {
 			return err
 		}
+		g1, h1, _, l1, _ := s3io.RequestCounts()
+		per := float64(b.cfg.runs + 1) // warm-up included
+		rem.Extra = map[string]float64{"gets": float64(g1-g0) / per, "heads": float64(h1-h0) / per, "lists": float64(l1-l0) / per}
+		fmt.Fprintf(b.cfg.out, "         S3 requests per run: %.1f GET, %.1f HEAD, %.1f LIST\n", rem.Extra["gets"], rem.Extra["heads"], rem.Extra["lists"])
 		if loc.Rows != rem.Rows {
 			return fmt.Errorf("%s: %d rows on S3, %d local", p.name, rem.Rows, loc.Rows)
 		}

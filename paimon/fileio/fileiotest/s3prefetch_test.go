@@ -129,6 +129,10 @@ func TestS3PrefetchBudget(t *testing.T) {
 	if f.gets() != 0 {
 		t.Fatalf("TailBytes<0: open must be a HEAD: %v", f.requests)
 	}
+	get0, head0, put0, _, _ := s.RequestCounts()
+	if get0 != 0 || head0 != 1 || put0 != 1 {
+		t.Fatalf("request counts get %d head %d put %d, want 0 1 1", get0, head0, put0)
+	}
 	rs := []fileio.Range{{Off: 0, Len: 200 << 10}, {Off: 500 << 10, Len: 200 << 10}, {Off: 1 << 20, Len: 200 << 10}}
 	fileio.Prefetch(file, rs)
 	if h := s.PrefetchHeld(); h != 200<<10 {
