@@ -215,21 +215,42 @@ func (c *rangeCache) prefetch(ranges []Range, size int64) {
 		r.Len = min(r.Len, size-r.Off)
 		todo = append(todo, c.uncoveredLocked(r)...)
 	}
-	pol := c.pool.policy
-	for _, sp := range coalesce(todo, pol.GapBytes, pol.MaxRequestBytes) {
-		// A merged span may swallow the gap up to an existing block.
-		sp.Range = c.clipLocked(sp.Range)
-		if sp.Len <= 0 {
-			continue
-		}
-		sp.need = min(sp.need, sp.Len)
-		if !c.pool.charge(sp.Len) {
-			return // over budget: the rest is read on demand
-		}
-		b := &block{span: sp, done: make(chan struct{})}
-		c.insertLocked(b)
-		go c.run(b)
+	// Disjoint, so that the announced bytes of a block are counted once.
+	var disjoint []Range
+	for _, sp := range coalesce(todo, 0, 1<<62) {
+		disjoint = append(disjoint, sp.Range)
 	}
+	todo = disjoint
+	pol := c.pool.policy
+	for _, merged := range coalesce(todo, pol.GapBytes, pol.MaxRequestBytes) {
+		// A merged span may reach across an existing block (uncovered
+		// pieces on both sides of it, within the gap): fetch only what no
+		// block covers, counting in each part the announced bytes it holds.
+		for _, r := range c.uncoveredLocked(merged.Range) {
+			sp := span{Range: r, need: overlap(todo, r)}
+			if sp.need == 0 {
+				continue
+			}
+			if !c.pool.charge(sp.Len) {
+				return // over budget: the rest is read on demand
+			}
+			b := &block{span: sp, done: make(chan struct{})}
+			c.insertLocked(b)
+			go c.run(b)
+		}
+	}
+}
+
+// overlap is the number of bytes of r that lie in the (disjoint) ranges rs.
+func overlap(rs []Range, r Range) int64 {
+	var n int64
+	for _, x := range rs {
+		a, b := max(x.Off, r.Off), min(x.Off+x.Len, r.Off+r.Len)
+		if b > a {
+			n += b - a
+		}
+	}
+	return n
 }
 
 func (c *rangeCache) run(b *block) {
@@ -265,23 +286,6 @@ func (c *rangeCache) uncoveredLocked(r Range) []Range {
 		out = append(out, Range{pos, end - pos})
 	}
 	return out
-}
-
-// clipLocked shortens r so it overlaps no block (r starts outside blocks).
-func (c *rangeCache) clipLocked(r Range) Range {
-	for _, b := range c.blocks {
-		if b.Off+b.Len <= r.Off {
-			continue
-		}
-		if b.Off <= r.Off {
-			return Range{r.Off, 0}
-		}
-		if b.Off < r.Off+r.Len {
-			r.Len = b.Off - r.Off
-		}
-		break
-	}
-	return r
 }
 
 func (c *rangeCache) insertLocked(b *block) {
