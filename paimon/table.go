@@ -261,7 +261,11 @@ func (t *Table) readHint(ctx context.Context, name string) (int64, bool) {
 	return id, true
 }
 
-func (t *Table) exists(ctx context.Context, p string) (bool, error) { return t.io.Exists(ctx, p) }
+// exists reports whether the metadata file p exists (a file, never a
+// directory: one HEAD on an object store).
+func (t *Table) exists(ctx context.Context, p string) (bool, error) {
+	return fileio.FileExists(ctx, t.io, p)
+}
 
 // LatestSnapshotID returns the latest snapshot id; ok=false when the branch has
 // no snapshot. The LATEST hint is used only when snapshot-<hint> exists and

@@ -236,6 +236,8 @@ func (s *S3) isDir(ctx context.Context, k string) (bool, error) {
 }
 
 // Exists implements FileIO: an object, or a prefix with objects under it.
+// The HEAD of the object and the one-key listing of "p/" are sent at once,
+// so the answer costs one round trip for directories too (two requests).
 func (s *S3) Exists(ctx context.Context, p string) (bool, error) {
 	k, err := s.key(p)
 	if err != nil {
@@ -244,18 +246,42 @@ func (s *S3) Exists(ctx context.Context, p string) (bool, error) {
 	if k == s.prefix || k == "" {
 		return true, nil
 	}
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type dirAnswer struct {
+		ok  bool
+		err error
+	}
+	dir := make(chan dirAnswer, 1)
+	go func() {
+		ok, err := s.isDir(lctx, k)
+		dir <- dirAnswer{ok, err}
+	}()
 	_, err = s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: &k})
 	if err == nil {
-		return true, nil
+		return true, nil // the listing is cancelled by the deferred cancel
 	}
 	if !isNotFound(err) {
 		return false, s.wrap("stat", p, err)
 	}
-	ok, err := s.isDir(ctx, k)
-	if err != nil {
-		return false, s.wrap("stat", p, err)
+	d := <-dir
+	if d.err != nil {
+		return false, s.wrap("stat", p, d.err)
 	}
-	return ok, nil
+	return d.ok, nil
+}
+
+// FileExists reports whether an object exists at p (one HEAD; a "directory"
+// does not count).
+func (s *S3) FileExists(ctx context.Context, p string) (bool, error) {
+	_, err := s.Version(ctx, p)
+	if err == nil {
+		return true, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return false, err
 }
 
 // createAttempts bounds the retries of a conditional create.

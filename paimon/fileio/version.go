@@ -97,3 +97,24 @@ func FileVersion(ctx context.Context, fio FileIO, p string) (string, error) {
 	}
 	return "", nil
 }
+
+// FileExists reports whether a file (not a directory) exists at p: on an
+// object store one HEAD instead of Exists's HEAD and listing.
+func FileExists(ctx context.Context, fio FileIO, p string) (bool, error) {
+	if f, ok := fio.(interface {
+		FileExists(context.Context, string) (bool, error)
+	}); ok {
+		return f.FileExists(ctx, p)
+	}
+	return fio.Exists(ctx, p)
+}
+
+// FileExists routes like Exists; the main FileIO's files are checked with
+// its FileExists.
+func (e *External) FileExists(ctx context.Context, p string) (bool, error) {
+	io, q, err := e.route(p)
+	if err != nil {
+		return false, err
+	}
+	return FileExists(ctx, io, q)
+}
