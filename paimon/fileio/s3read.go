@@ -51,8 +51,9 @@ func (f *s3File) Close() error {
 	return nil
 }
 
-// Prefetch implements Prefetcher.
-func (f *s3File) Prefetch(ranges []Range) { f.rc.prefetch(ranges, f.size) }
+// Prefetch implements Prefetcher. Bytes in the tail read at open are in
+// memory already and are not fetched again.
+func (f *s3File) Prefetch(ranges []Range) { f.rc.prefetch(ranges, f.tailOff) }
 
 // ReadAt serves p from the tail read at open, from fetched-ahead blocks,
 // and otherwise with ranged GETs conditional on the ETag seen at open, so a

@@ -108,6 +108,13 @@ func TestS3PrefetchCoalesces(t *testing.T) {
 	if f.gets() != 1 {
 		t.Fatalf("direct re-read: %v", f.ranges)
 	}
+	// Announced bytes inside the tail read at open cost no request.
+	f.reset()
+	fileio.Prefetch(file, []fileio.Range{{Off: int64(len(data)) - 10000, Len: 10000}})
+	readPieces(t, file, data, []fileio.Range{{Off: int64(len(data)) - 10000, Len: 10000}}, 4096)
+	if f.gets() != 0 {
+		t.Fatalf("announced tail bytes were fetched: %v", f.ranges)
+	}
 	// A local file ignores announcements.
 	fileio.Prefetch(bytes.NewReader(data), rs)
 }
