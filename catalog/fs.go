@@ -74,6 +74,13 @@ type FS struct {
 // with the option sets it.
 const ManifestCacheOption = "cache.manifest.max-memory"
 
+// MetaCacheOption is the catalog option setting the budget of the
+// process-wide metadata cache (paimon.DefaultMetaCache: snapshot, schema and
+// manifest-list files of object-store warehouses), as a memory size; "0"
+// disables it. Shared by every catalog of the process, like
+// ManifestCacheOption.
+const MetaCacheOption = "cache.metadata.max-memory"
+
 // FSOption configures an FS catalog.
 type FSOption func(*FS)
 
@@ -106,6 +113,13 @@ func NewFS(io fileio.FileIO, root string, opts ...FSOption) *FS {
 			c.optErr = paimon.Errorf(ErrInvalid, "catalog option %s: %v", ManifestCacheOption, err)
 		} else {
 			paimon.DefaultManifestCache().SetMaxBytes(n)
+		}
+	}
+	if v, ok := c.options[MetaCacheOption]; ok {
+		if n, err := paimon.ParseMemorySize(v); err != nil {
+			c.optErr = paimon.Errorf(ErrInvalid, "catalog option %s: %v", MetaCacheOption, err)
+		} else {
+			paimon.DefaultMetaCache().SetMaxBytes(n)
 		}
 	}
 	return c
@@ -284,20 +298,23 @@ func (c *FS) openDataTable(ctx context.Context, db, table, branch string) (*Data
 		return nil, c.optErr
 	}
 	p := c.TablePath(db, table)
-	ok, err := c.io.Exists(ctx, path.Join(p, "schema"))
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
+	// OpenTable on the main branch checks only that the schema directory
+	// exists (one existence check: on an object store one round trip).
+	pt, err := paimon.OpenTable(ctx, c.io, p, paimon.MainBranch)
+	if errors.Is(err, paimon.ErrNotFound) {
 		if dbOK, _ := c.io.Exists(ctx, c.dbPath(db)); !dbOK {
 			return nil, c.dbNotFound(ctx, db)
 		}
 		names, _ := c.DataTableNames(ctx, db)
 		return nil, paimon.Errorf(ErrNotFound, "table %s.%s does not exist%s", db, table, DidYouMean(table, names))
 	}
-	pt, err := paimon.OpenTable(ctx, c.io, p, branch)
 	if err != nil {
 		return nil, err
+	}
+	if branch != "" && branch != paimon.MainBranch {
+		if pt, err = pt.Branch(ctx, branch); err != nil {
+			return nil, err
+		}
 	}
 	return newDataTable(ctx, c, Identifier{Database: db, Table: table, Branch: branch}, pt)
 }

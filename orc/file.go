@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
 	"io"
 	"sort"
 
@@ -316,6 +317,15 @@ func (f *File) loadStripe(i int, types []*Type) (*stripeData, error) {
 		pos += s.length
 	}
 	sort.Slice(need, func(a, b int) bool { return need[a].off < need[b].off })
+	if len(need) > 1 {
+		// On an object store, fetch the streams with few parallel
+		// requests (streams of unread columns between them are gaps).
+		ranges := make([]fileio.Range, len(need))
+		for k, n := range need {
+			ranges[k] = fileio.Range{Off: int64(n.off), Len: int64(n.len)}
+		}
+		fileio.Prefetch(f.r, ranges)
+	}
 	sd := &stripeData{footer: sf, codec: cd, raw: make(map[streamKey][]byte, len(need))}
 	// Read the needed streams, coalescing adjacent ones into one read.
 	for a := 0; a < len(need); {

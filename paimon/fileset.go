@@ -48,7 +48,13 @@ func (t *Table) readManifestBytes(ctx context.Context, name string) ([]byte, err
 // ReadManifestList reads manifest/<name> as a manifest list in the given
 // format ("" = avro).
 func (t *Table) ReadManifestList(ctx context.Context, name, format string) ([]ManifestFileMeta, error) {
-	b, err := t.readManifestBytes(ctx, name)
+	return t.readManifestList(ctx, nil, name, format)
+}
+
+// readManifestList reads a manifest list named by snap (nil = unknown),
+// through the metadata cache when snap's file version is known.
+func (t *Table) readManifestList(ctx context.Context, snap *Snapshot, name, format string) ([]ManifestFileMeta, error) {
+	b, err := t.readListCached(ctx, snap, name)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +189,7 @@ func (t *Table) ReadFileSet(ctx context.Context, snap *Snapshot, opts *FileSetOp
 		if list == "" {
 			continue
 		}
-		metas, err := t.ReadManifestList(ctx, list, format)
+		metas, err := t.readManifestList(ctx, snap, list, format)
 		if err != nil {
 			return nil, err
 		}
@@ -234,7 +240,7 @@ func (t *Table) readListEntries(ctx context.Context, snap *Snapshot, list string
 			return nil, err
 		}
 	}
-	metas, err := t.ReadManifestList(ctx, list, format)
+	metas, err := t.readManifestList(ctx, snap, list, format)
 	if err != nil {
 		return nil, err
 	}

@@ -133,10 +133,18 @@ type manifestKey struct {
 	pstats   string // partition min ‖ max bytes
 }
 
-// storeIdentity names the storage a FileIO reads: its root directory when it
+// storeIdentity names the storage a FileIO reads: its StoreIdentity (S3:
+// endpoint, bucket, prefix; local: root directory), else its root when it
 // has one (two FileIOs over the same directory share entries), else the FileIO
 // value itself when it is comparable; ok is false when it cannot be named.
 func storeIdentity(fio fileio.FileIO) (any, bool) {
+	// An S3 FileIO names endpoint, bucket and prefix: its Root() (the
+	// s3:// URL) would let two endpoints with equal bucket/prefix collide.
+	if s, ok := fio.(fileio.StoreIdentifier); ok {
+		if id := s.StoreIdentity(); id != "" {
+			return "store:" + id, true
+		}
+	}
 	if r, ok := fio.(interface{ Root() string }); ok {
 		return "root:" + r.Root(), true
 	}

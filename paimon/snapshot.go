@@ -60,6 +60,9 @@ type Snapshot struct {
 	// them so Java-written files round-trip byte for byte.
 	explicitNull  map[string]bool
 	propertyOrder []string
+	// version is the storage version of the file it was read from ("" =
+	// unknown); it keys the cached manifest lists the snapshot names.
+	version string
 }
 
 type snapshotJSON struct {

@@ -18,7 +18,9 @@ const MainBranch = "main"
 
 // Table is a handle on one Paimon table directory and one branch of it.
 // It is cheap, immutable and safe for concurrent use; every method reads the
-// current state from storage (nothing is cached).
+// current state from storage. Snapshot, schema and manifest-list bytes may
+// come from the metadata cache (meta_cache.go), but only after storage
+// confirmed the file's current version; LATEST/EARLIEST are always read.
 //
 // Branch layout: the main branch keeps schema/, snapshot/, tag/, consumer/
 // and changelog/ in the table root; branch b keeps them in branch/branch-b/.
@@ -27,6 +29,7 @@ type Table struct {
 	io     fileio.FileIO
 	root   string // table root, FileIO path
 	branch string
+	mcache *MetaCache // nil = DefaultMetaCache()
 }
 
 // OpenTable opens a table at tablePath (a FileIO path) on branch ("" or
@@ -43,6 +46,14 @@ func OpenTable(ctx context.Context, io fileio.FileIO, tablePath, branch string) 
 		return t, nil
 	}
 	return t.Branch(ctx, branch)
+}
+
+// WithMetaCache returns a handle on the same table using cache c for
+// snapshot, schema and manifest-list files (nil = DefaultMetaCache()).
+func (t *Table) WithMetaCache(c *MetaCache) *Table {
+	u := *t
+	u.mcache = c
+	return &u
 }
 
 // FileIO returns the table's FileIO.
@@ -95,12 +106,12 @@ func (t *Table) ManifestPath(name string) string { return path.Join(t.ManifestDi
 // directory is missing.
 func (t *Table) Branch(ctx context.Context, name string) (*Table, error) {
 	if name == "" || name == MainBranch {
-		return &Table{io: t.io, root: t.root, branch: MainBranch}, nil
+		return &Table{io: t.io, root: t.root, branch: MainBranch, mcache: t.mcache}, nil
 	}
 	if strings.ContainsAny(name, "/\\") || name == "." || name == ".." {
 		return nil, fmt.Errorf("invalid branch name %q", name)
 	}
-	b := &Table{io: t.io, root: t.root, branch: name}
+	b := &Table{io: t.io, root: t.root, branch: name, mcache: t.mcache}
 	ok, err := t.io.Exists(ctx, b.BranchPath())
 	if err != nil {
 		return nil, err
@@ -181,7 +192,7 @@ func (t *Table) SchemaIDs(ctx context.Context) ([]int64, error) {
 // Schema reads schema-<id>.
 func (t *Table) Schema(ctx context.Context, id int64) (*TableSchema, error) {
 	p := t.SchemaPath(id)
-	b, ok, err := t.readMeta(ctx, p)
+	b, _, ok, err := t.readVersioned(ctx, p, "")
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +261,11 @@ func (t *Table) readHint(ctx context.Context, name string) (int64, bool) {
 	return id, true
 }
 
-func (t *Table) exists(ctx context.Context, p string) (bool, error) { return t.io.Exists(ctx, p) }
+// exists reports whether the metadata file p exists (a file, never a
+// directory: one HEAD on an object store).
+func (t *Table) exists(ctx context.Context, p string) (bool, error) {
+	return fileio.FileExists(ctx, t.io, p)
+}
 
 // LatestSnapshotID returns the latest snapshot id; ok=false when the branch has
 // no snapshot. The LATEST hint is used only when snapshot-<hint> exists and
@@ -262,33 +277,40 @@ func (t *Table) exists(ctx context.Context, p string) (bool, error) { return t.i
 // the latest snapshot was lost, and answering from an older one would be a
 // silent wrong answer: that fails with ErrCorrupt naming the file.
 func (t *Table) LatestSnapshotID(ctx context.Context) (id int64, ok bool, err error) {
+	id, _, ok, err = t.latestSnapshotID(ctx)
+	return id, ok, err
+}
+
+// latestSnapshotID is LatestSnapshotID that also returns the version of
+// snapshot-<id> when the hint path learned it ("" otherwise).
+func (t *Table) latestSnapshotID(ctx context.Context) (id int64, ver string, ok bool, err error) {
 	h, hok := t.readHint(ctx, "LATEST")
 	if hok {
 		next, err := t.exists(ctx, t.SnapshotPath(h+1))
 		if err != nil {
-			return 0, false, err
+			return 0, "", false, err
 		}
 		if !next {
-			cur, err := t.exists(ctx, t.SnapshotPath(h))
-			if err != nil {
-				return 0, false, err
+			ver, err := fileio.FileVersion(ctx, t.io, t.SnapshotPath(h))
+			if err == nil {
+				return h, ver, true, nil
 			}
-			if cur {
-				return h, true, nil
+			if !errors.Is(err, fs.ErrNotExist) {
+				return 0, "", false, err
 			}
 		}
 	}
 	ids, err := t.SnapshotIDs(ctx)
 	if err != nil {
-		return 0, false, err
+		return 0, "", false, err
 	}
 	if hok && (len(ids) == 0 || ids[len(ids)-1] < h) {
-		return 0, false, corruptf(t.SnapshotPath(h), "the LATEST hint names snapshot %d but its file is missing (latest snapshot file found: %s)", h, latestFound(ids))
+		return 0, "", false, corruptf(t.SnapshotPath(h), "the LATEST hint names snapshot %d but its file is missing (latest snapshot file found: %s)", h, latestFound(ids))
 	}
 	if len(ids) == 0 {
-		return 0, false, nil
+		return 0, "", false, nil
 	}
-	return ids[len(ids)-1], true, nil
+	return ids[len(ids)-1], "", true, nil
 }
 
 func latestFound(ids []int64) string {
@@ -320,8 +342,14 @@ func (t *Table) EarliestSnapshotID(ctx context.Context) (id int64, ok bool, err 
 // Snapshot reads snapshot-<id>; a missing one fails with an error wrapping
 // ErrNotFound whose text is exactly "snapshot <id> does not exist".
 func (t *Table) Snapshot(ctx context.Context, id int64) (*Snapshot, error) {
+	return t.snapshotVersion(ctx, id, "")
+}
+
+// snapshotVersion reads snapshot-<id>, whose version the caller may have
+// just obtained from storage (ver; "" = ask storage).
+func (t *Table) snapshotVersion(ctx context.Context, id int64, ver string) (*Snapshot, error) {
 	p := t.SnapshotPath(id)
-	b, ok, err := t.readMeta(ctx, p)
+	b, ver, ok, err := t.readVersioned(ctx, p, ver)
 	if err != nil {
 		return nil, err
 	}
@@ -335,20 +363,21 @@ func (t *Table) Snapshot(ctx context.Context, id int64) (*Snapshot, error) {
 	if s.ID != id {
 		return nil, corruptf(p, "contains snapshot id %d", s.ID)
 	}
+	s.version = ver
 	return s, nil
 }
 
 // LatestSnapshot reads the latest snapshot; when the branch has none it fails
 // with an error wrapping ErrNotFound ("table <path> has no snapshot").
 func (t *Table) LatestSnapshot(ctx context.Context) (*Snapshot, error) {
-	id, ok, err := t.LatestSnapshotID(ctx)
+	id, ver, ok, err := t.latestSnapshotID(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return nil, notFoundf(nil, "table %s has no snapshot", t.describe())
 	}
-	return t.Snapshot(ctx, id)
+	return t.snapshotVersion(ctx, id, ver)
 }
 
 // EarliestSnapshot reads the earliest snapshot (ErrNotFound when none).

@@ -9,6 +9,12 @@
 //
 // Names starting with "." are temporary files (Paimon writes ".<name>.<uuid>.tmp"
 // next to a target before renaming it) and are never listed.
+//
+// Network reads (rangeread.go): a File may implement Prefetcher; announcing
+// ranges never changes what ReadAt returns, only how many requests it takes.
+// Fetched-ahead bytes are bounded per FileIO (ReadPolicy.BudgetBytes) and
+// released once read or when the file is closed. An S3 File reads one
+// object version (the ETag seen at Open) or fails.
 package fileio
 
 import (

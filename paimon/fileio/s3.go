@@ -36,6 +36,12 @@ type S3 struct {
 	bucket string
 	prefix string // without leading or trailing "/"; "" for the bucket root
 	scheme string // "s3" or "s3a", for Root
+	// endpoint is the configured endpoint ("" = the SDK's default for the
+	// region); with region it names the store in StoreIdentity.
+	endpoint string
+	region   string
+	pool     *readPool
+	counts   *requestCounts
 }
 
 var _ FileIO = (*S3)(nil)
@@ -148,79 +154,6 @@ func (s *S3) wrap(op, p string, err error) error {
 	return &fs.PathError{Op: op, Path: p, Err: fmt.Errorf("%s: %w", s.Root(), err)}
 }
 
-type s3File struct {
-	s    *S3
-	ctx  context.Context
-	p    string
-	key  string
-	etag *string
-	size int64
-}
-
-func (f *s3File) Size() int64  { return f.size }
-func (f *s3File) Close() error { return nil }
-
-// ReadAt reads with one ranged GET, conditional on the ETag seen at open
-// so a replaced object fails instead of mixing two versions.
-func (f *s3File) ReadAt(b []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, fmt.Errorf("fileio: %s: negative offset %d", f.p, off)
-	}
-	if len(b) == 0 {
-		return 0, nil
-	}
-	if off >= f.size {
-		return 0, io.EOF
-	}
-	n := int64(len(b))
-	short := false
-	if off+n > f.size {
-		n, short = f.size-off, true
-	}
-	out, err := f.s.client.GetObject(f.ctx, &s3.GetObjectInput{
-		Bucket:  &f.s.bucket,
-		Key:     &f.key,
-		Range:   aws.String(fmt.Sprintf("bytes=%d-%d", off, off+n-1)),
-		IfMatch: f.etag,
-	})
-	if err != nil {
-		if httpStatus(err) == 412 {
-			return 0, fmt.Errorf("fileio: %s changed while open (ETag mismatch)", f.p)
-		}
-		return 0, f.s.wrap("read", f.p, err)
-	}
-	defer out.Body.Close()
-	got, err := io.ReadFull(out.Body, b[:n])
-	if err != nil {
-		return got, fmt.Errorf("fileio: read %s at %d: %w", f.p, off, err)
-	}
-	if short {
-		return got, io.EOF
-	}
-	return got, nil
-}
-
-// Open implements FileIO (a HeadObject; reads are ranged GETs using ctx).
-func (s *S3) Open(ctx context.Context, p string) (File, error) {
-	k, err := s.key(p)
-	if err != nil {
-		return nil, err
-	}
-	if k == "" || k == s.prefix {
-		return nil, fmt.Errorf("fileio: %s is a directory", p)
-	}
-	h, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: &k})
-	if err != nil {
-		if isNotFound(err) {
-			if ok, _ := s.isDir(ctx, k); ok {
-				return nil, fmt.Errorf("fileio: %s is a directory", p)
-			}
-		}
-		return nil, s.wrap("open", p, err)
-	}
-	return &s3File{s: s, ctx: ctx, p: p, key: k, etag: h.ETag, size: aws.ToInt64(h.ContentLength)}, nil
-}
-
 // ReadFile implements FileIO.
 func (s *S3) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	k, err := s.key(p)
@@ -303,6 +236,8 @@ func (s *S3) isDir(ctx context.Context, k string) (bool, error) {
 }
 
 // Exists implements FileIO: an object, or a prefix with objects under it.
+// The HEAD of the object and the one-key listing of "p/" are sent at once,
+// so the answer costs one round trip for directories too (two requests).
 func (s *S3) Exists(ctx context.Context, p string) (bool, error) {
 	k, err := s.key(p)
 	if err != nil {
@@ -311,18 +246,42 @@ func (s *S3) Exists(ctx context.Context, p string) (bool, error) {
 	if k == s.prefix || k == "" {
 		return true, nil
 	}
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type dirAnswer struct {
+		ok  bool
+		err error
+	}
+	dir := make(chan dirAnswer, 1)
+	go func() {
+		ok, err := s.isDir(lctx, k)
+		dir <- dirAnswer{ok, err}
+	}()
 	_, err = s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: &k})
 	if err == nil {
-		return true, nil
+		return true, nil // the listing is cancelled by the deferred cancel
 	}
 	if !isNotFound(err) {
 		return false, s.wrap("stat", p, err)
 	}
-	ok, err := s.isDir(ctx, k)
-	if err != nil {
-		return false, s.wrap("stat", p, err)
+	d := <-dir
+	if d.err != nil {
+		return false, s.wrap("stat", p, d.err)
 	}
-	return ok, nil
+	return d.ok, nil
+}
+
+// FileExists reports whether an object exists at p (one HEAD; a "directory"
+// does not count).
+func (s *S3) FileExists(ctx context.Context, p string) (bool, error) {
+	_, err := s.Version(ctx, p)
+	if err == nil {
+		return true, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return false, err
 }
 
 // createAttempts bounds the retries of a conditional create.

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -30,6 +31,8 @@ type S3Options struct {
 	PathStyle    bool   // s3.path.style.access
 	// MaxAttempts bounds the SDK retryer's attempts per request (default 5).
 	MaxAttempts int
+	// Read tunes coalesced ranged reads and prefetching (rangeread.go).
+	Read ReadPolicy
 }
 
 // S3OptionsFromCatalog reads Paimon's S3 catalog options (s3.endpoint,
@@ -57,6 +60,34 @@ func S3OptionsFromCatalog(opts map[string]string) (S3Options, error) {
 			return o, fmt.Errorf("catalog option s3.path.style.access: want true or false, got %q", v)
 		}
 		o.PathStyle = b
+	}
+	for _, rk := range []struct {
+		key  string
+		size bool
+		dst  *int64
+	}{
+		{"s3.read.coalesce-gap", true, &o.Read.GapBytes},
+		{"s3.read.max-request-size", true, &o.Read.MaxRequestBytes},
+		{"s3.read.prefetch-memory", true, &o.Read.BudgetBytes},
+		{"s3.read.tail-size", true, &o.Read.TailBytes},
+	} {
+		if v, ok := opts[rk.key]; ok {
+			n, err := parseSize(v)
+			if err != nil {
+				return o, fmt.Errorf("catalog option %s: %w", rk.key, err)
+			}
+			*rk.dst = n
+			if rk.key == "s3.read.tail-size" && n == 0 {
+				*rk.dst = -1 // 0 = no tail read: Open does a HEAD
+			}
+		}
+	}
+	if v, ok := opts["s3.read.parallelism"]; ok {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 || n > 1024 {
+			return o, fmt.Errorf("catalog option s3.read.parallelism: want 1..1024, got %q", v)
+		}
+		o.Read.Parallel = n
 	}
 	if (o.AccessKey == "") != (o.SecretKey == "") {
 		return o, fmt.Errorf("catalog options s3.access-key and s3.secret-key must be given together")
@@ -118,6 +149,7 @@ func NewS3(ctx context.Context, root string, o S3Options) (*S3, error) {
 		tr.TLSHandshakeTimeout = 10 * time.Second
 		tr.ResponseHeaderTimeout = 60 * time.Second
 	})
+	counts := &requestCounts{}
 	loads := []func(*config.LoadOptions) error{
 		config.WithHTTPClient(httpClient),
 		config.WithRetryer(func() aws.Retryer {
@@ -153,10 +185,71 @@ func NewS3(ctx context.Context, root string, o S3Options) (*S3, error) {
 			so.BaseEndpoint = aws.String(endpoint)
 		}
 		so.UsePathStyle = o.PathStyle
+		// Counted after LoadDefaultConfig, which adjusts the transport
+		// (custom CA bundles) and needs the buildable client for it.
+		so.HTTPClient = &countingClient{c: so.HTTPClient, n: counts}
 		// S3-compatible servers differ in their support of the newer
 		// default checksums; send and check them only where required.
 		so.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
 		so.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 	})
-	return &S3{client: client, bucket: bucket, prefix: strings.Trim(key, "/"), scheme: scheme}, nil
+	return &S3{client: client, bucket: bucket, prefix: strings.Trim(key, "/"), scheme: scheme,
+		endpoint: endpoint, region: cfg.Region, pool: newReadPool(o.Read), counts: counts}, nil
+}
+
+// parseSize parses a byte count with an optional unit (b, kb, mb, gb; k,
+// m, g; case and spaces ignored), as Paimon writes memory sizes.
+func parseSize(s string) (int64, error) {
+	v := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(s), " ", ""))
+	mult := int64(1)
+	for _, u := range []struct {
+		suf string
+		m   int64
+	}{{"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"b", 1}} {
+		if strings.HasSuffix(v, u.suf) {
+			v, mult = strings.TrimSuffix(v, u.suf), u.m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return n * mult, nil
+}
+
+// requestCounts counts the HTTP requests an S3 FileIO sent, by kind.
+type requestCounts struct {
+	get, head, put, list, other atomic.Int64
+}
+
+// countingClient counts requests (retries included) on their way out.
+type countingClient struct {
+	c interface {
+		Do(*http.Request) (*http.Response, error)
+	}
+	n *requestCounts
+}
+
+func (c *countingClient) Do(r *http.Request) (*http.Response, error) {
+	switch {
+	case r.Method == http.MethodGet && r.URL.Query().Has("list-type"):
+		c.n.list.Add(1)
+	case r.Method == http.MethodGet:
+		c.n.get.Add(1)
+	case r.Method == http.MethodHead:
+		c.n.head.Add(1)
+	case r.Method == http.MethodPut:
+		c.n.put.Add(1)
+	default:
+		c.n.other.Add(1)
+	}
+	return c.c.Do(r)
+}
+
+// RequestCounts reports the HTTP requests sent so far (retries included):
+// object GETs, HEADs, PUTs, listings and others (DELETE, ...).
+func (s *S3) RequestCounts() (get, head, put, list, other int64) {
+	n := s.counts
+	return n.get.Load(), n.head.Load(), n.put.Load(), n.list.Load(), n.other.Load()
 }

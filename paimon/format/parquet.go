@@ -209,6 +209,7 @@ func (f *ParquetFile) Read(ctx context.Context, opts ReadOptions) (_ RecordReade
 		filter:      opts.Filter,
 		deleted:     opts.Deleted,
 	}
+	r.pre = f.newRGPrefetcher(rgs, leaves)
 	if len(leaves) > 0 {
 		r.fr, err = pqarrow.NewFileReader(f.rdr, pqarrow.ArrowReadProperties{
 			BatchSize:          int64(batch),
@@ -236,6 +237,7 @@ type parquetReader struct {
 	filter  predicate.Predicate
 	deleted RowDeleter
 
+	pre    *rgPrefetcher        // nil unless the file prefetches (object stores)
 	rr     pqarrow.RecordReader // reader of the current run
 	runEnd int64                // row position after the current run (no-column mode)
 	pos    int64                // file position of the next row
@@ -288,6 +290,7 @@ func (r *parquetReader) next1() (ok bool) {
 			}
 			return r.emit(nil, n)
 		}
+		r.pre.at(r.pos)
 		if r.rr.Next() {
 			rec := r.rr.RecordBatch()
 			if rec.NumRows() == 0 {

@@ -81,8 +81,12 @@ func (f *ParquetFile) fastPlan() (*fastState, error) {
 			st.err = err
 			return
 		}
+		// The header magic is not read: the footer (already parsed by
+		// Arrow) is what matters, and on an object store the 4-byte read
+		// would cost a request per file. A file Arrow reads but parquet-go
+		// rejects falls back to the Arrow path, as before.
 		pf, err := pgo.OpenFile(f.ra, f.size, pgo.SkipPageIndex(true), pgo.SkipBloomFilters(true),
-			pgo.ReadBufferSize(256<<10))
+			pgo.SkipMagicBytes(true), pgo.ReadBufferSize(256<<10))
 		if err != nil {
 			st.err = err
 			return
@@ -1016,6 +1020,7 @@ type fastReader struct {
 	runRows  int
 	runPos   int
 	runFirst int64
+	pre      *rgPrefetcher // nil unless the file prefetches (object stores)
 }
 
 func (f *ParquetFile) newFastReader(ctx context.Context, st *fastState, opts ReadOptions, mem memory.Allocator,
@@ -1053,6 +1058,11 @@ func (f *ParquetFile) newFastReader(ctx context.Context, st *fastState, opts Rea
 		}
 		r.colDec[i] = k
 	}
+	leaves := make([]int, len(r.decs))
+	for k, d := range r.decs {
+		leaves[k] = d.fc.leaf
+	}
+	r.pre = f.newRGPrefetcher(rgs, leaves)
 	inFilter := make([]bool, len(r.decs))
 	for _, ci := range filterCols {
 		if k := r.colDec[ci]; k >= 0 && !inFilter[k] {
@@ -1127,6 +1137,7 @@ func (r *fastReader) Next() (ok bool) {
 		}
 		n := min(r.batch, r.runRows-r.runPos)
 		first := r.runFirst + int64(r.runPos)
+		r.pre.at(first)
 		rec, sel, err := r.readBatch(first, n)
 		r.runPos += n
 		if err != nil {

@@ -101,6 +101,8 @@ func (b *bench) suite(ctx context.Context, s string) error {
 		return b.suiteTPCH(ctx)
 	case "clickbench":
 		return b.suiteClickBench(ctx)
+	case "s3":
+		return b.suiteS3(ctx)
 	}
 	return fmt.Errorf("unknown suite %q", s)
 }

@@ -2,7 +2,7 @@
 // Parquet library's own decode limit, on the same Parquet files, in one run:
 //
 //	cd integration && go run ./cmd/bench --warehouse /tmp/bench-wh [--scale 0.1] \
-//	    [--suite scan|filter|agg|dv|flight|plan|rss|tpch|all] [--json out.json] [--runs 5] \
+//	    [--suite scan|filter|agg|dv|flight|plan|rss|tpch|clickbench|s3|all] [--json out.json] [--runs 5] \
 //	    [--tpch-sf 1] [--tpch-queries q01,q06]
 //
 // It builds the benchmark tables with paimon/write on first use (and reuses

@@ -129,7 +129,9 @@ func TestS3CreateIfAbsentLostAnswer(t *testing.T) {
 func TestS3ReadRetries(t *testing.T) {
 	f, s := newFakeS3IO(t, "s3://bucket/wh")
 	ctx := context.Background()
-	if err := s.Overwrite(ctx, "f", []byte("hello world")); err != nil {
+	// Larger than Open's tail read, so the reads below are ranged GETs.
+	pad := strings.Repeat(".", 100<<10)
+	if err := s.Overwrite(ctx, "f", []byte("hello world"+pad)); err != nil {
 		t.Fatal(err)
 	}
 	var gets atomic.Int32
@@ -149,7 +151,7 @@ func TestS3ReadRetries(t *testing.T) {
 	}
 	// The object replaced under an open file: the ranged read fails.
 	f.fail = nil
-	if err := s.Overwrite(ctx, "f", []byte("HELLO WORLD")); err != nil {
+	if err := s.Overwrite(ctx, "f", []byte("HELLO WORLD"+pad)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := file.ReadAt(buf, 0); err == nil || !strings.Contains(err.Error(), "changed") {
@@ -164,6 +166,16 @@ func TestS3OptionsFromCatalog(t *testing.T) {
 	})
 	if err != nil || o.Endpoint != "http://127.0.0.1:9000" || o.Region != "eu-west-1" || o.AccessKey != "a" || o.SecretKey != "b" || !o.PathStyle {
 		t.Fatalf("%+v %v", o, err)
+	}
+	o, err = fileio.S3OptionsFromCatalog(map[string]string{"s3.read.coalesce-gap": "512 kb", "s3.read.max-request-size": "4mb",
+		"s3.read.prefetch-memory": "1g", "s3.read.parallelism": "4", "s3.read.tail-size": "0"})
+	if err != nil || o.Read != (fileio.ReadPolicy{GapBytes: 512 << 10, MaxRequestBytes: 4 << 20, BudgetBytes: 1 << 30, Parallel: 4, TailBytes: -1}) {
+		t.Fatalf("read options: %+v %v", o.Read, err)
+	}
+	for _, bad := range []map[string]string{{"s3.read.parallelism": "0"}, {"s3.read.coalesce-gap": "lots"}, {"s3.read.prefetch-memory": "-1"}} {
+		if _, err := fileio.S3OptionsFromCatalog(bad); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
 	}
 	if _, err := fileio.S3OptionsFromCatalog(map[string]string{"s3.path.style.access": "yes please"}); err == nil {
 		t.Fatal("bad bool accepted")

@@ -28,7 +28,10 @@ type fakeS3 struct {
 	// reports whether the store should still apply it first.
 	fail     func(r *http.Request) (status int, applyFirst bool)
 	requests []string
-	pageSize int
+	ranges   []string // Range headers of the GETs answered
+	// breakBodies > 0: that many GETs send half their body and drop the connection.
+	breakBodies int
+	pageSize    int
 }
 
 func newFakeS3(t *testing.T) (*fakeS3, *httptest.Server) {
@@ -108,10 +111,18 @@ func (f *fakeS3) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		status := 200
 		if rg := r.Header.Get("Range"); rg != "" {
 			var lo, hi int
-			if _, err := fmt.Sscanf(rg, "bytes=%d-%d", &lo, &hi); err != nil || lo >= len(b) {
+			if suf, ok := strings.CutPrefix(rg, "bytes=-"); ok {
+				n, err := strconv.Atoi(suf)
+				if err != nil || n <= 0 || len(b) == 0 {
+					s3err(w, 416, "InvalidRange")
+					return
+				}
+				lo, hi = max(len(b)-n, 0), len(b)-1
+			} else if _, err := fmt.Sscanf(rg, "bytes=%d-%d", &lo, &hi); err != nil || lo >= len(b) {
 				s3err(w, 416, "InvalidRange")
 				return
 			}
+			f.ranges = append(f.ranges, rg)
 			hi = min(hi, len(b)-1)
 			w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", lo, hi, len(b)))
 			b, status = b[lo:hi+1], 206
@@ -119,6 +130,17 @@ func (f *fakeS3) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 		w.WriteHeader(status)
 		if r.Method == http.MethodGet {
+			if f.breakBodies > 0 && len(b) > 1 {
+				// Send half the body, then drop the connection.
+				f.breakBodies--
+				w.Write(b[:len(b)/2])
+				if hj, ok := w.(http.Hijacker); ok {
+					if c, _, err := hj.Hijack(); err == nil {
+						c.Close()
+					}
+				}
+				return
+			}
 			w.Write(b)
 		}
 	default:

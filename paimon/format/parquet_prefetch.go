@@ -1,0 +1,75 @@
+package format
+
+import (
+	"sort"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
+)
+
+// rgPrefetcher announces to a network file (fileio.Prefetcher) the column
+// chunks a Parquet reader is about to read: the row group being read and
+// the next one, so the next row group's chunks arrive while this one
+// decodes. On a local file it does nothing.
+type rgPrefetcher struct {
+	f      *ParquetFile
+	leaves []int // leaf columns decoded
+	rgs    []int // row groups in reading order
+	next   int   // rgs[:next] are announced
+}
+
+// newRGPrefetcher returns nil when the file's reader does not prefetch or
+// no column is decoded.
+func (f *ParquetFile) newRGPrefetcher(rgs, leaves []int) *rgPrefetcher {
+	if _, ok := f.ra.(fileio.Prefetcher); !ok || len(leaves) == 0 {
+		return nil
+	}
+	if rgs == nil {
+		rgs = make([]int, f.NumRowGroups())
+		for i := range rgs {
+			rgs[i] = i
+		}
+	}
+	return &rgPrefetcher{f: f, leaves: leaves, rgs: rgs}
+}
+
+// at is called before reading the row at file position pos.
+func (p *rgPrefetcher) at(pos int64) {
+	if p == nil || p.next >= len(p.rgs) {
+		return
+	}
+	rg := sort.Search(len(p.f.rgStart), func(i int) bool { return p.f.rgStart[i] > pos }) - 1
+	i := p.next - 1
+	for i+1 < len(p.rgs) && p.rgs[i+1] <= rg {
+		i++
+	}
+	// Announce through the row group after the current one.
+	var ranges []fileio.Range
+	for p.next < len(p.rgs) && p.next <= i+1 {
+		ranges = p.f.chunkRanges(p.rgs[p.next], p.leaves, ranges)
+		p.next++
+	}
+	fileio.Prefetch(p.f.ra, ranges)
+}
+
+// chunkRanges appends the byte ranges of row group rg's column chunks of
+// the given leaves (dictionary page included). Chunks whose metadata is
+// unreadable are left out: announcing is only a hint.
+func (f *ParquetFile) chunkRanges(rg int, leaves []int, out []fileio.Range) []fileio.Range {
+	md := f.rdr.MetaData().RowGroup(rg)
+	for _, leaf := range leaves {
+		cc, err := md.ColumnChunk(leaf)
+		if err != nil {
+			continue
+		}
+		start := cc.DataPageOffset()
+		if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && cc.DictionaryPageOffset() < start {
+			start = cc.DictionaryPageOffset()
+		}
+		n := cc.TotalCompressedSize()
+		if start < 0 || n <= 0 || start >= f.size {
+			continue
+		}
+		out = append(out, fileio.Range{Off: start, Len: min(n, f.size-start)})
+	}
+	return out
+}

@@ -1,0 +1,212 @@
+package paimon
+
+import (
+	"container/list"
+	"context"
+	"errors"
+	"io/fs"
+	"sync"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
+)
+
+// This file is the metadata cache: snapshot, schema and manifest-list files
+// held as bytes, process-wide, bounded by memory, beside the manifest cache.
+//
+// Soundness. A snapshot-N or schema-N file is immutable while it exists,
+// but it can be deleted (expiration, rollback) and the path reused (a table
+// dropped and re-created at the same location). So an entry is keyed by the
+// file's version (fileio.Versioner: ETag and size on S3; local disk names
+// no versions and is not cached: its reads are page-cache copies), and a
+// lookup first asks storage for the current version (one
+// HEAD or stat): a cached file is never served without that check, and a
+// deleted file is reported missing as before. A manifest list is keyed by
+// the version of the snapshot file that named it (its name is written once,
+// by that snapshot's commit), so it needs no check of its own. LATEST and
+// EARLIEST hints are never cached. What a hit saves is the transfer and the
+// parse of the file; on an object store a HEAD still costs a round trip.
+//
+// Entries are bytes, parsed on each hit: callers own what they get back.
+
+// DefaultMetaCacheBytes is the default budget of the process-wide metadata
+// cache.
+const DefaultMetaCacheBytes int64 = 64 << 20
+
+var defaultMetaCache = NewMetaCache(DefaultMetaCacheBytes)
+
+// DefaultMetaCache returns the process-wide metadata cache Table uses.
+// Resize it with SetMaxBytes (0 disables it).
+func DefaultMetaCache() *MetaCache { return defaultMetaCache }
+
+// MetaCache caches metadata file bytes by (storage, path, version), with
+// least-recently-used eviction within a byte budget. Safe for concurrent use.
+type MetaCache struct {
+	mu       sync.Mutex
+	maxBytes int64
+	used     int64
+	lru      list.List // of *metaEntry, front = most recent
+	byKey    map[metaKey]*list.Element
+	stats    MetaCacheStats
+}
+
+// MetaCacheStats describes a metadata cache's content and traffic.
+type MetaCacheStats struct {
+	Files     int
+	Bytes     int64
+	MaxBytes  int64
+	Hits      int64
+	Misses    int64
+	Evictions int64
+}
+
+type metaKey struct {
+	store   any
+	path    string
+	version string
+}
+
+type metaEntry struct {
+	key  metaKey
+	data []byte
+}
+
+// metaEntryOverhead approximates the bookkeeping bytes of one entry.
+const metaEntryOverhead = 256
+
+// NewMetaCache returns a cache holding about maxBytes; <= 0 disables it.
+func NewMetaCache(maxBytes int64) *MetaCache {
+	return &MetaCache{maxBytes: max(maxBytes, 0), byKey: map[metaKey]*list.Element{}}
+}
+
+// SetMaxBytes changes the budget, evicting down to it (0 disables).
+func (c *MetaCache) SetMaxBytes(n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.maxBytes = max(n, 0)
+	c.evictLocked()
+}
+
+// Clear drops every entry (counters are kept).
+func (c *MetaCache) Clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lru.Init()
+	clear(c.byKey)
+	c.used = 0
+}
+
+// Stats returns the cache's counters.
+func (c *MetaCache) Stats() MetaCacheStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.stats
+	s.Files, s.Bytes, s.MaxBytes = c.lru.Len(), c.used, c.maxBytes
+	return s
+}
+
+func (c *MetaCache) get(k metaKey) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.maxBytes == 0 {
+		return nil, false
+	}
+	e, ok := c.byKey[k]
+	if !ok {
+		c.stats.Misses++
+		return nil, false
+	}
+	c.stats.Hits++
+	c.lru.MoveToFront(e)
+	return e.Value.(*metaEntry).data, true
+}
+
+func (c *MetaCache) put(k metaKey, data []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	size := int64(len(data)) + metaEntryOverhead
+	if c.maxBytes == 0 || size > c.maxBytes/4 {
+		return // disabled, or one file would crowd out the rest
+	}
+	if _, ok := c.byKey[k]; ok {
+		return
+	}
+	c.byKey[k] = c.lru.PushFront(&metaEntry{key: k, data: data})
+	c.used += size
+	c.evictLocked()
+}
+
+func (c *MetaCache) evictLocked() {
+	for c.used > c.maxBytes && c.lru.Len() > 0 {
+		e := c.lru.Back()
+		me := e.Value.(*metaEntry)
+		c.lru.Remove(e)
+		delete(c.byKey, me.key)
+		c.used -= int64(len(me.data)) + metaEntryOverhead
+		c.stats.Evictions++
+	}
+}
+
+// readVersioned reads a metadata file through the cache: it asks storage
+// for the file's version (known = a version the caller just obtained, or
+// ""), serves a cached copy of that version, else reads and caches the
+// file. found=false when the file does not exist. ver is the version read
+// ("" when the FileIO cannot name versions: nothing is cached then).
+func (t *Table) readVersioned(ctx context.Context, p, known string) (b []byte, ver string, found bool, err error) {
+	c := t.metaCache()
+	store, ok := storeIdentity(t.io)
+	if c == nil || !ok {
+		b, found, err = t.readMeta(ctx, p)
+		return b, "", found, err
+	}
+	ver = known
+	if ver == "" {
+		ver, err = fileio.FileVersion(ctx, t.io, p)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, "", false, nil
+			}
+			return nil, "", false, err
+		}
+	}
+	if ver == "" {
+		b, found, err = t.readMeta(ctx, p)
+		return b, "", found, err
+	}
+	k := metaKey{store: store, path: p, version: ver}
+	if b, ok := c.get(k); ok {
+		return b, ver, true, nil
+	}
+	b, found, err = t.readMeta(ctx, p)
+	if err != nil || !found {
+		return b, "", found, err
+	}
+	c.put(k, b)
+	return b, ver, true, nil
+}
+
+// readListCached reads a manifest list named by snap through the cache,
+// keyed by the version of the snapshot file that names it.
+func (t *Table) readListCached(ctx context.Context, snap *Snapshot, name string) ([]byte, error) {
+	c := t.metaCache()
+	store, ok := storeIdentity(t.io)
+	if c == nil || !ok || snap == nil || snap.version == "" {
+		return t.readManifestBytes(ctx, name)
+	}
+	k := metaKey{store: store, path: t.ManifestPath(name), version: "list-of:" + t.SnapshotPath(snap.ID) + "@" + snap.version}
+	if b, ok := c.get(k); ok {
+		return b, nil
+	}
+	b, err := t.readManifestBytes(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	c.put(k, b)
+	return b, nil
+}
+
+func (t *Table) metaCache() *MetaCache {
+	if t.mcache != nil {
+		return t.mcache
+	}
+	return defaultMetaCache
+}
