@@ -73,8 +73,8 @@ func boundString(b FrameBound, rows bool) string {
 	off := fmt.Sprint(b.Offset)
 	if b.Value != nil {
 		off = b.Value.String()
-		if _, iv := b.Value.(*scalar.MonthDayNanoInterval); iv {
-			off = "INTERVAL '" + off + "'"
+		if iv, ok := b.Value.(*scalar.MonthDayNanoInterval); ok {
+			off = fmt.Sprintf("INTERVAL '%d months %d days %d nanoseconds'", iv.Value.Months, iv.Value.Days, iv.Value.Nanoseconds)
 		}
 	}
 	switch b.Kind {
@@ -120,7 +120,7 @@ func (w *Window) fields() ([]arrow.Field, error) {
 		}
 		nullable := true
 		switch strings.ToUpper(f.Func) {
-		case "ROW_NUMBER", "RANK", "DENSE_RANK", "PERCENT_RANK", "CUME_DIST", "COUNT", "COUNT_STAR":
+		case "ROW_NUMBER", "RANK", "DENSE_RANK", "PERCENT_RANK", "CUME_DIST", "COUNT", "COUNT_STAR", "REGR_COUNT", "APPROX_COUNT_DISTINCT":
 			nullable = false
 		}
 		out = append(out, arrow.Field{Name: f.Name, Type: t, Nullable: nullable})
