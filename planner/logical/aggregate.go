@@ -555,31 +555,6 @@ func (a *aggCtx) grouping(b *binder, x *sqlparser.FuncExpr) (vec.Expr, error) {
 	return out, nil
 }
 
-func mustNum(s string) vec.Expr {
-	l, _ := vec.NumberLiteral(s)
-	return l
-}
-
-// shiftedExpr is SUM(x) ± c*COUNT(x) over the Aggregate's columns.
-func (a *aggCtx) shiftedExpr(sh shiftedSum) (vec.Expr, error) {
-	sum := a.schema.Col(len(a.groups) + sh.sum)
-	cnt := a.schema.Col(len(a.groups) + sh.count)
-	prod, err := vec.NewArith("*", sh.c, cnt)
-	if err != nil {
-		return nil, err
-	}
-	op := "+"
-	if sh.neg {
-		op = "-"
-	}
-	out, err := vec.NewArith(op, sum, prod)
-	if err != nil {
-		return nil, err
-	}
-	// keep SUM's result type (DECIMAL(38,0))
-	return vec.ImplicitCast(out, a.schema[len(a.groups)+sh.sum].Type)
-}
-
 // quantileArgs types MEDIAN(x) as QUANTILE_CONT(x, 0.5) and casts the
 // argument of QUANTILE_CONT/QUANTILE_DISC to DOUBLE (the results are
 // DOUBLE; DuckDB keeps DECIMAL for DECIMAL input: equal values).
@@ -611,21 +586,4 @@ func quantileArgs(ag *exec.AggExpr) error {
 	}
 	ag.Args[0] = c
 	return nil
-}
-
-// hasWindow reports whether e calls a window function (outside subqueries).
-func hasWindow(e sqlparser.Expr) bool {
-	found := false
-	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
-		switch x := n.(type) {
-		case *sqlparser.Subquery:
-			return false, nil
-		case *sqlparser.FuncExpr:
-			if x.Name.Lowered() == "paimon_window" {
-				found = true
-			}
-		}
-		return !found, nil
-	}, e)
-	return found
 }
