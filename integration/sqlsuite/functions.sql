@@ -220,6 +220,8 @@ SELECT id FROM t4 a WHERE NOT (i <> ALL (SELECT i FROM t3 WHERE t3.k2 = a.k2));
 SELECT a.id, (SELECT COUNT(*) FROM t3 b WHERE b.i < a.i) AS c, (SELECT SUM(b.d) FROM t3 b WHERE b.k2 = a.k2 AND b.id < a.id) AS s FROM t4 a;
 SELECT a.id, (SELECT COUNT(b.i) + 1 FROM t3 b WHERE b.k2 = a.k2) AS c, (SELECT COALESCE(MAX(b.i), -1) FROM t3 b WHERE b.k2 = a.k2 AND b.s = a.s) AS m FROM t4 a;
 SELECT a.id FROM t4 a WHERE EXISTS (SELECT 1 FROM t3 b WHERE b.k2 = a.k2 AND b.i > a.i);
+SELECT a.id, EXISTS (SELECT COUNT(*) FROM t3 b WHERE b.k2 = a.k2) AS e, a.i NOT IN (SELECT MAX(b.i) FROM t3 b WHERE b.k2 = a.k2) AS n, a.i < ALL (SELECT MIN(b.i) FROM t3 b WHERE b.k2 = a.k2) AS m FROM t4 a;
+SELECT a.id FROM t4 a WHERE EXISTS (SELECT a.s FROM t3 b WHERE b.k2 = a.k2 AND b.i < a.i);
 SELECT a.id FROM t4 a WHERE NOT EXISTS (SELECT 1 FROM t3 b WHERE b.k2 = a.k2 AND b.i > a.i);
 SELECT a.id FROM t4 a WHERE a.s IN (SELECT b.s FROM t3 b WHERE b.i < a.i);
 SELECT a.id, a.s NOT IN (SELECT b.s FROM t3 b WHERE b.i < a.i) AS n FROM t4 a;

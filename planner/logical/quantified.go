@@ -186,6 +186,10 @@ func (b *binder) quantified(ec *exprCtx, op string, left sqlparser.Expr, sub *sq
 	if ec.rel == nil || ec.rel.node == nil {
 		return nil, unsupportedf("subqueries in %s", ec.what)
 	}
+	if _, one := oneRowAgg(sub.Select); one {
+		// one row y: ANY and ALL are both x op y
+		return b.asScalar(ec, op, left, sub, false)
+	}
 	n, sq, c, err := b.quantCond(ec, op, left, sub, all)
 	if err != nil {
 		return nil, err
@@ -210,6 +214,9 @@ func (b *binder) topLevelQuantified(ec *exprCtx, x *sqlparser.ComparisonExpr) (b
 	sub, all, ok := quantifiedOperand(x.Right)
 	if !ok {
 		return false, nil
+	}
+	if _, one := oneRowAgg(sub.Select); one {
+		return false, nil // generic path: a comparison with a scalar subquery
 	}
 	n, sq, c, err := b.quantCond(ec, x.Operator, x.Left, sub, all)
 	if err != nil {

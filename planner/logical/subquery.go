@@ -26,7 +26,59 @@ func (b *binder) existsPlan(ec *exprCtx, ss sqlparser.SelectStatement) (Node, *s
 			ss = &cp
 		}
 	}
+	if sel, ok := ss.(*sqlparser.Select); ok && len(sel.GroupBy) == 0 && sel.Having == nil && len(sel.OrderBy) == 0 && sel.Limit == nil {
+		// the select list does not matter without aggregates (it may
+		// read outer columns: EXISTS (SELECT t.x FROM o WHERE ...))
+		plain := true
+		for _, se := range sel.SelectExprs {
+			if ae, ok := se.(*sqlparser.AliasedExpr); ok && (containsAgg(ae.Expr) || containsSpecial(ae.Expr)) {
+				plain = false
+			}
+		}
+		if plain {
+			cp := *sel
+			cp.SelectExprs = sqlparser.SelectExprs{&sqlparser.AliasedExpr{Expr: sqlparser.NewIntVal([]byte("1"))}}
+			cp.Distinct = ""
+			ss = &cp
+		}
+	}
 	return b.subqueryPlan(ec, ss)
+}
+
+// oneRowAgg reports whether ss always returns exactly one row: an
+// aggregate without GROUP BY, HAVING or LIMIT/OFFSET. [NOT] EXISTS over it
+// is constant; x IN / op ANY|ALL over it is x = / op its one value.
+func oneRowAgg(ss sqlparser.SelectStatement) (*sqlparser.Select, bool) {
+	sel, ok := ss.(*sqlparser.Select)
+	if !ok || len(sel.GroupBy) > 0 || sel.Having != nil || sel.Limit != nil || len(sel.SelectExprs) != 1 {
+		return nil, false
+	}
+	ae, ok := sel.SelectExprs[0].(*sqlparser.AliasedExpr)
+	if !ok || !containsAgg(ae.Expr) {
+		return nil, false
+	}
+	return sel, true
+}
+
+// existsOneRow binds [NOT] EXISTS over a oneRowAgg subquery (to report
+// its errors) and returns its constant value.
+func (b *binder) existsOneRow(ec *exprCtx, ss sqlparser.SelectStatement, negate bool) (vec.Expr, bool, error) {
+	if _, ok := oneRowAgg(ss); !ok {
+		return nil, false, nil
+	}
+	if _, _, err := b.subqueryPlan(ec, ss); err != nil {
+		return nil, true, err
+	}
+	return vec.BoolLiteral(!negate), true, nil
+}
+
+// asScalar is x op (subquery) with the subquery as a scalar subquery.
+func (b *binder) asScalar(ec *exprCtx, op string, left sqlparser.Expr, sub *sqlparser.Subquery, negate bool) (vec.Expr, error) {
+	e, err := b.comparison(ec, &sqlparser.ComparisonExpr{Operator: op, Left: left, Right: sub})
+	if err != nil || !negate {
+		return e, err
+	}
+	return vec.NewNot(e)
 }
 
 func positiveInt(s string) bool {
@@ -53,6 +105,10 @@ func (b *binder) subqueryPlanMode(ec *exprCtx, ss sqlparser.SelectStatement, sca
 	sq := &subqMode{outer: ec.sc, corr: &correlation{}, scalar: scalar, outerRel: ec.rel}
 	if sel, ok := q.Body.(*parse.Select); ok && len(q.With) == 0 {
 		n, err := b.selectSub(sel.Select, q.OrderBy, q.Limit, ec.sc, ec.ctes, sq)
+		if err == nil && !scalar && sq.agg && !sq.grouped && sel.Having != nil && len(sq.preds) > 0 {
+			// over an outer row without rows HAVING would see one empty group
+			return nil, nil, unsupportedf("correlated EXISTS/IN/ANY/ALL subquery with an aggregate and HAVING but no GROUP BY")
+		}
 		return n, sq, err
 	}
 	n, err := b.query(q, nil, ec.ctes)
@@ -133,6 +189,12 @@ func (b *binder) topLevelSubquery(ec *exprCtx, c sqlparser.Expr) (bool, error) {
 	}
 	switch x := c.(type) {
 	case *sqlparser.ExistsExpr:
+		if v, ok, err := b.existsOneRow(ec, x.Subquery.Select, negate); ok || err != nil {
+			if err == nil && negate {
+				ec.rel.node = &Filter{Input: ec.rel.node, Pred: v}
+			}
+			return true, err
+		}
 		n, sq, err := b.existsPlan(ec, x.Subquery.Select)
 		if err != nil {
 			return true, err
@@ -151,8 +213,8 @@ func (b *binder) topLevelSubquery(ec *exprCtx, c sqlparser.Expr) (bool, error) {
 		if !ok || (x.Operator != sqlparser.InStr && x.Operator != sqlparser.NotInStr) {
 			return false, nil
 		}
-		if x.Operator == sqlparser.NotInStr {
-			return false, nil // generic path: mark join
+		if _, one := oneRowAgg(sub.Select); one || x.Operator == sqlparser.NotInStr {
+			return false, nil // generic path: mark join / comparison
 		}
 		l, err := b.expr(ec, x.Left)
 		if err != nil {
@@ -184,6 +246,9 @@ func inCondition(l vec.Expr, n Node, sq *subqMode, outerLen int) (vec.Expr, erro
 }
 
 func (b *binder) inSubquery(ec *exprCtx, left sqlparser.Expr, sub *sqlparser.Subquery, negate bool) (vec.Expr, error) {
+	if _, one := oneRowAgg(sub.Select); one {
+		return b.asScalar(ec, "=", left, sub, negate)
+	}
 	l, err := b.expr(ec, left)
 	if err != nil {
 		return nil, err
@@ -208,6 +273,9 @@ func (b *binder) inSubquery(ec *exprCtx, left sqlparser.Expr, sub *sqlparser.Sub
 }
 
 func (b *binder) existsExpr(ec *exprCtx, x *sqlparser.ExistsExpr, negate bool) (vec.Expr, error) {
+	if v, ok, err := b.existsOneRow(ec, x.Subquery.Select, negate); ok || err != nil {
+		return v, err
+	}
 	n, sq, err := b.existsPlan(ec, x.Subquery.Select)
 	if err != nil {
 		return nil, err
