@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
+	"github.com/paimon-flightsql/paimon-flightsql/internal/readahead"
 	"io"
 	"sort"
 
@@ -320,11 +320,11 @@ func (f *File) loadStripe(i int, types []*Type) (*stripeData, error) {
 	if len(need) > 1 {
 		// On an object store, fetch the streams with few parallel
 		// requests (streams of unread columns between them are gaps).
-		ranges := make([]fileio.Range, len(need))
+		ranges := make([]readahead.Range, len(need))
 		for k, n := range need {
-			ranges[k] = fileio.Range{Off: int64(n.off), Len: int64(n.len)}
+			ranges[k] = readahead.Range{Off: int64(n.off), Len: int64(n.len)}
 		}
-		fileio.Prefetch(f.r, ranges)
+		readahead.Prefetch(f.r, ranges)
 	}
 	sd := &stripeData{footer: sf, codec: cd, raw: make(map[streamKey][]byte, len(need))}
 	// Read the needed streams, coalescing adjacent ones into one read.

@@ -29,6 +29,7 @@ func RepoConfig() Config {
 		Layers: map[string]int{
 			"orc":                      layerLeaf, // standalone ORC decoder (stdlib, Arrow, compressors)
 			"internal/bufpool":         layerLeaf, // pooled Arrow allocator; imports only Arrow memory; used by paimon/scan and flightsql
+			"internal/readahead":       layerLeaf, // range-announcement contract between file readers (orc, format) and FileIOs; imports nothing of this module
 			"internal/rowfmt":          layerLeaf, // Arrow rows as JSON/CSV/text; imports only Arrow; used by cmd and tests
 			"internal/testutil":        layerLeaf, // test helpers (fixtures, checked allocators); test-only
 			"internal/archtest":        layerLeaf, // this lint; imports only the standard library
@@ -70,8 +71,10 @@ func RepoConfig() Config {
 				"paimon/format":    2, // predicate, types (and orc)
 				"paimon/fileindex": 2, // predicate, types (file-index decoders; roaring, xxhash)
 				// 3
-				"paimon/scan":  3, // paimon, arrowrow, binrow, format, partition, predicate, types (and deletion, internal/bufpool)
-				"paimon/write": 3, // paimon, arrowrow, binrow, fileio, format, partition, predicate, types (and deletion)
+				"paimon/aggfunc": 3, // paimon, arrowrow, predicate (aggregation merge-engine functions)
+				// 4
+				"paimon/scan":  4, // paimon, arrowrow, binrow, format, partition, predicate, types (and deletion, internal/bufpool)
+				"paimon/write": 4, // paimon, arrowrow, binrow, fileio, format, partition, predicate, types (and deletion)
 			},
 			"planner": {
 				"planner/vec":      0, // expressions

@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"sync"
+
+	"github.com/paimon-flightsql/paimon-flightsql/internal/readahead"
 )
 
 // This file is the network-level read path: a reader that knows which byte
@@ -16,26 +18,17 @@ import (
 // before, so an announcement can only make reads cheaper, never change what
 // they return.
 
-// Range is the byte range [Off, Off+Len) of a file.
-type Range struct{ Off, Len int64 }
+// Range is the byte range [Off, Off+Len) of a file (internal/readahead
+// holds the contract, shared with readers below this package's layer).
+type Range = readahead.Range
 
 // Prefetcher is implemented by Files whose reads are expensive per request
-// (object stores). Prefetch announces ranges the caller will read soon; it
-// returns at once, the fetching runs in the background. Announcing is only
-// a hint: ranges beyond the memory budget are not fetched ahead, and a
-// failed background fetch is retried by the ReadAt that needs it, whose
-// error is then the one reported.
-type Prefetcher interface {
-	Prefetch(ranges []Range)
-}
+// (object stores); see readahead.Prefetcher.
+type Prefetcher = readahead.Prefetcher
 
 // Prefetch announces ranges to r when r is a Prefetcher; otherwise (local
 // files) it does nothing.
-func Prefetch(r io.ReaderAt, ranges []Range) {
-	if p, ok := r.(Prefetcher); ok && len(ranges) > 0 {
-		p.Prefetch(ranges)
-	}
-}
+func Prefetch(r io.ReaderAt, ranges []Range) { readahead.Prefetch(r, ranges) }
 
 // ReadPolicy tunes the network read path of a FileIO over an object store.
 // Zero fields take the defaults.
@@ -117,7 +110,7 @@ func coalesce(ranges []Range, gap, maxReq int64) []span {
 		parts := (hi - lo + maxReq - 1) / maxReq
 		size := (hi - lo + parts - 1) / parts
 		for off := lo; off < hi; off += size {
-			p := Range{off, min(size, hi-off)}
+			p := Range{Off: off, Len: min(size, hi-off)}
 			var need int64
 			for _, m := range g {
 				a, b := max(m.Off, p.Off), min(m.Off+m.Len, p.Off+p.Len)
@@ -278,12 +271,12 @@ func (c *rangeCache) uncoveredLocked(r Range) []Range {
 			break
 		}
 		if b.Off > pos {
-			out = append(out, Range{pos, b.Off - pos})
+			out = append(out, Range{Off: pos, Len: b.Off - pos})
 		}
 		pos = b.Off + b.Len
 	}
 	if pos < end {
-		out = append(out, Range{pos, end - pos})
+		out = append(out, Range{Off: pos, Len: end - pos})
 	}
 	return out
 }
