@@ -380,6 +380,17 @@ func (t *Table) LatestSnapshot(ctx context.Context) (*Snapshot, error) {
 	return t.snapshotVersion(ctx, id, ver)
 }
 
+// LatestSnapshotIfAny is LatestSnapshot returning (nil, nil) when the
+// branch has no snapshot. The snapshot file's version learned by the LATEST
+// check validates a cached copy without another request.
+func (t *Table) LatestSnapshotIfAny(ctx context.Context) (*Snapshot, error) {
+	id, ver, ok, err := t.latestSnapshotID(ctx)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return t.snapshotVersion(ctx, id, ver)
+}
+
 // EarliestSnapshot reads the earliest snapshot (ErrNotFound when none).
 func (t *Table) EarliestSnapshot(ctx context.Context) (*Snapshot, error) {
 	id, ok, err := t.EarliestSnapshotID(ctx)

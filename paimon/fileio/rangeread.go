@@ -124,6 +124,27 @@ func coalesce(ranges []Range, gap, maxReq int64) []span {
 	return out
 }
 
+// blockBufs recycles the buffers of released blocks: a new multi-MiB
+// make() is zeroed first, which cost as much CPU as a tenth of the decode
+// (docs/benchmarks.md, Session 5).
+var blockBufs sync.Pool // of *[]byte
+
+// getBuf returns a buffer of n bytes (contents undefined).
+func getBuf(n int64) []byte {
+	if p, ok := blockBufs.Get().(*[]byte); ok {
+		if c := int64(cap(*p)); c >= n && c <= 2*n {
+			return (*p)[:n]
+		}
+	}
+	return make([]byte, n)
+}
+
+func putBuf(b []byte) {
+	if cap(b) > 0 {
+		blockBufs.Put(&b)
+	}
+}
+
 // readPool is the per-FileIO bound on background requests and held bytes.
 type readPool struct {
 	policy ReadPolicy
@@ -349,7 +370,10 @@ func (c *rangeCache) readAt(ctx context.Context, p []byte, off int64, direct fun
 		n := copy(p, b.data[off-b.Off:])
 		b.served += int64(n)
 		if b.served >= b.need {
+			// Every copy out of b.data happens under c.mu, so once it is
+			// released nobody reads it: the buffer can be reused.
 			c.releaseLocked(b)
+			putBuf(b.data)
 			b.data = nil
 		}
 		c.mu.Unlock()

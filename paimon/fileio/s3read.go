@@ -176,8 +176,9 @@ func (s *S3) Open(ctx context.Context, p string) (File, error) {
 		return nil, s.wrap("open", p, oerr)
 	}
 	f.rc = newRangeCache(ctx, s.pool, func(ctx context.Context, off, n int64) ([]byte, error) {
-		b := make([]byte, n)
+		b := getBuf(n)
 		if _, err := f.get(ctx, off, n, b); err != nil {
+			putBuf(b)
 			return nil, err
 		}
 		return b, nil

@@ -173,6 +173,17 @@ func New(ctx context.Context, t *paimon.Table, opts Options) (*Scan, error) {
 	if s.opts.BatchSize <= 0 {
 		s.opts.BatchSize = format.DefaultBatchSize
 	}
+	// The latest schema is resolved while the snapshot is: on an object
+	// store each is a chain of round trips.
+	type schemaResult struct {
+		sc  *paimon.TableSchema
+		err error
+	}
+	schemaCh := make(chan schemaResult, 1)
+	go func() {
+		sc, err := t.LatestSchema(ctx)
+		schemaCh <- schemaResult{sc, err}
+	}()
 	var err error
 	switch {
 	case opts.SnapshotID != 0:
@@ -181,14 +192,8 @@ func New(ctx context.Context, t *paimon.Table, opts Options) (*Scan, error) {
 		s.snapshot, err = t.SnapshotByTag(ctx, opts.TagName)
 	case opts.TimestampMillis != 0:
 		s.snapshot, err = t.SnapshotAtOrBefore(ctx, opts.TimestampMillis)
-	default:
-		id, ok, lerr := t.LatestSnapshotID(ctx)
-		if lerr != nil {
-			return nil, lerr
-		}
-		if ok { // a table without snapshots reads as empty
-			s.snapshot, err = t.Snapshot(ctx, id)
-		}
+	default: // a table without snapshots reads as empty (nil)
+		s.snapshot, err = t.LatestSnapshotIfAny(ctx)
 	}
 	if err != nil {
 		return nil, err
@@ -197,7 +202,8 @@ func New(ctx context.Context, t *paimon.Table, opts Options) (*Scan, error) {
 	// clients see one stable schema per table (the one GetTables and the
 	// planner report), columns added after the snapshot read as NULL and
 	// renamed ones are matched by field id.
-	s.schema, err = t.LatestSchema(ctx)
+	res := <-schemaCh
+	s.schema, err = res.sc, res.err
 	if err != nil {
 		return nil, err
 	}
