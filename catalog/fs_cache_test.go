@@ -8,6 +8,7 @@ import (
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/format"
 )
 
 // The cache.manifest.max-memory catalog option sets the process-wide
@@ -33,6 +34,33 @@ func TestManifestCacheOption(t *testing.T) {
 	}
 	_, err = bad.OpenDataTable(context.Background(), "default", "t", "")
 	if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), ManifestCacheOption) {
+		t.Fatalf("bad option: %v", err)
+	}
+}
+
+// The cache.footer.max-memory catalog option sets the process-wide Parquet
+// footer cache budget; a bad value fails table opens naming the option.
+func TestFooterCacheOption(t *testing.T) {
+	c := format.DefaultFooterCache()
+	defer c.SetMaxBytes(c.MaxBytes())
+	io, err := fileio.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	NewFS(io, ".", WithCatalogOptions(map[string]string{FooterCacheOption: "16 mb"}))
+	if got := c.MaxBytes(); got != 16<<20 {
+		t.Fatalf("budget %d, want 16 MiB", got)
+	}
+	NewFS(io, ".", WithCatalogOptions(map[string]string{FooterCacheOption: "0"}))
+	if got := c.MaxBytes(); got != 0 {
+		t.Fatalf("budget %d, want 0 (disabled)", got)
+	}
+	bad := NewFS(io, ".", WithCatalogOptions(map[string]string{FooterCacheOption: "lots"}))
+	if got := c.MaxBytes(); got != 0 {
+		t.Fatalf("bad value changed the budget to %d", got)
+	}
+	_, err = bad.OpenDataTable(context.Background(), "default", "t", "")
+	if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), FooterCacheOption) {
 		t.Fatalf("bad option: %v", err)
 	}
 }

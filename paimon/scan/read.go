@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"github.com/paimon-flightsql/paimon-flightsql/internal/bufpool"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/binrow"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/format"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
@@ -296,13 +298,26 @@ func (r *reader) openFile(sp *Split, f *paimon.DataFileMeta) (format.DataFile, f
 	if err != nil {
 		return nil, nil, damaged(fmt.Errorf("data file %s: %w", p, err))
 	}
-	df, err := format.Open(h, h.Size(), p, fileFields)
+	df, err := format.OpenCached(h, format.FooterKey{Store: footerStore(fio), Path: p, Size: h.Size()}, p, fileFields, nil)
 	if err != nil {
 		h.Close()
 		return nil, nil, damaged(err)
 	}
 	r.stats.FilesRead.Add(1)
 	return df, func() { h.Close() }, nil
+}
+
+// footerStore names the storage a FileIO reads, for the footer cache key:
+// its root (local directory or bucket/prefix URI) when it has one, else
+// the FileIO value itself when comparable, else nil (not cached).
+func footerStore(fio fileio.FileIO) any {
+	if r, ok := fio.(interface{ Root() string }); ok {
+		return fmt.Sprintf("%T:%s", fio, r.Root())
+	}
+	if fio == nil || !reflect.TypeOf(fio).Comparable() {
+		return nil
+	}
+	return fio
 }
 
 // rowGroups selects the row groups whose statistics may match the filter.
