@@ -277,7 +277,7 @@ func (d *dataScan) Read(ctx context.Context, splits []Split, o ReadOptions) (Rea
 		sel = append(sel, opened...)
 	}
 	r := &dataReader{}
-	rd, err := d.scan.ReadSplits(ctx, sel, scan.ReadOptions{Mem: o.Mem, Pool: o.Pool, Stats: &r.stats})
+	rd, err := d.scan.ReadSplits(ctx, sel, scan.ReadOptions{Mem: o.Mem, Pool: o.Pool, Stats: &r.stats, Dynamic: o.Dynamic})
 	if err != nil {
 		return nil, err
 	}
@@ -332,6 +332,7 @@ func (r *dataReader) Report() ReadReport {
 
 		FilesSkippedIndex: r.stats.FilesSkippedIndex.Load(),
 		RowsSkippedIndex:  r.stats.RowsSkippedIndex.Load(),
+		FilesSkippedTopN:  r.stats.FilesSkippedDynamic.Load(),
 	}
 }
 

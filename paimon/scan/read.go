@@ -38,6 +38,9 @@ type ReadStats struct {
 	// (of skipped files and of files read with a row selection).
 	FilesSkippedIndex atomic.Int64
 	RowsSkippedIndex  atomic.Int64
+	// FilesSkippedDynamic counts files not opened because their value
+	// statistics cannot satisfy the read's dynamic predicate (a top-N bound).
+	FilesSkippedDynamic atomic.Int64
 }
 
 // Read streams the rows of splits as Arrow batches with Schema(). Up to
@@ -52,11 +55,11 @@ func (s *Scan) Read(ctx context.Context, mem memory.Allocator, splits []Split) (
 
 // ReadWithStats is Read that also fills stats (may be nil).
 func (s *Scan) ReadWithStats(ctx context.Context, mem memory.Allocator, splits []Split, stats *ReadStats) (array.RecordReader, error) {
-	return s.read(ctx, mem, nil, splits, stats)
+	return s.read(ctx, mem, nil, splits, stats, nil)
 }
 
 // read is Read with an optional shared buffer pool (nil: one of its own).
-func (s *Scan) read(ctx context.Context, mem memory.Allocator, shared *bufpool.Pool, splits []Split, stats *ReadStats) (array.RecordReader, error) {
+func (s *Scan) read(ctx context.Context, mem memory.Allocator, shared *bufpool.Pool, splits []Split, stats *ReadStats, dyn *predicate.Dynamic) (array.RecordReader, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
@@ -87,6 +90,7 @@ func (s *Scan) read(ctx context.Context, mem memory.Allocator, shared *bufpool.P
 		stats:   stats,
 		refs:    1,
 		limit:   s.opts.Limit,
+		dyn:     dyn,
 	}
 	// With fewer files than workers, file-level parallelism leaves cores
 	// idle (e.g. a filter whose stats leave one file): decode the columns
@@ -146,6 +150,9 @@ type reader struct {
 	stats   *ReadStats
 	// parallel decodes the columns of a batch concurrently (few files).
 	parallel bool
+	// dyn, when set, skips raw files whose value statistics cannot satisfy
+	// its current predicate (ReadOptions.Dynamic).
+	dyn *predicate.Dynamic
 
 	errMu sync.Mutex
 	err   error
@@ -307,6 +314,26 @@ func (r *reader) openFile(sp *Split, f *paimon.DataFileMeta) (format.DataFile, f
 	return df, func() { h.Close() }, nil
 }
 
+// dynamicSkip reports whether a raw file cannot hold a row satisfying the
+// read's dynamic predicate, by the file's value statistics (evolved to the
+// current schema like the planning filter's). Files without usable
+// statistics are read.
+func (r *reader) dynamicSkip(sp *Split, f *paimon.DataFileMeta) (bool, error) {
+	p := r.dyn.Load()
+	if p == nil || r.s.opts.NoPruning {
+		return false, nil
+	}
+	ms, ok, err := sp.scan(r.s).fileValueStats(r.ctx, f)
+	if err != nil || !ok {
+		return false, err
+	}
+	if predicate.MayMatch(p, ms) {
+		return false, nil
+	}
+	r.stats.FilesSkippedDynamic.Add(1)
+	return true, nil
+}
+
 // footerStore names the storage a FileIO reads, for the footer cache key:
 // its root (local directory or bucket/prefix URI) when it has one, else
 // the FileIO value itself when comparable, else nil (not cached).
@@ -353,6 +380,9 @@ func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
 		r.stats.FilesSkippedIndex.Add(1)
 		r.stats.RowsSkippedIndex.Add(f.RowCount)
 		return nil
+	}
+	if skip, err := r.dynamicSkip(sp, f); err != nil || skip {
+		return err
 	}
 	df, closeFile, err := r.openFile(sp, f)
 	if err != nil {
