@@ -23,4 +23,7 @@
 //     in the same order, ties included). Every run file is removed when the
 //     stream that made it closes or fails; Spiller.Close removes the
 //     directory. Spill files are accounted with the spill disk budget.
+//   - Sort.Bound (top-N) is only told values that every row of the final
+//     result satisfies (a partition's n-th row's first key); its consumer
+//     may use it to skip input, never to change a returned row.
 package exec
