@@ -3,9 +3,11 @@ package catalog
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/paimon-flightsql/paimon-flightsql/internal/testutil"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/format"
@@ -62,5 +64,31 @@ func TestFooterCacheOption(t *testing.T) {
 	_, err = bad.OpenDataTable(context.Background(), "default", "t", "")
 	if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), FooterCacheOption) {
 		t.Fatalf("bad option: %v", err)
+	}
+}
+
+// Two scans of the same table (each a new scan with its own FileIO
+// wrapper) share the parsed footers: the second parses none.
+func TestFooterCacheAcrossScans(t *testing.T) {
+	mem := testutil.CheckedAllocator(t)
+	tab := splitTable(t, mem)
+	c := format.DefaultFooterCache()
+	read := func() []int64 {
+		s, err := tab.NewScan(context.Background(), ScanRequest{Columns: []string{"v"}, Limit: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _ := readValues(t, s, s.Splits(), ReadOptions{Mem: mem})
+		return v
+	}
+	first := read()
+	before := c.Stats()
+	second := read()
+	after := c.Stats()
+	if len(first) != 15000 || fmt.Sprint(first) != fmt.Sprint(second) {
+		t.Fatalf("answers differ: %d vs %d values", len(first), len(second))
+	}
+	if after.Misses != before.Misses || after.Hits < before.Hits+3 {
+		t.Fatalf("second scan parsed footers: before %+v, after %+v", before, after)
 	}
 }

@@ -338,6 +338,13 @@ func (r *reader) dynamicSkip(sp *Split, f *paimon.DataFileMeta) (bool, error) {
 // its root (local directory or bucket/prefix URI) when it has one, else
 // the FileIO value itself when comparable, else nil (not cached).
 func footerStore(fio fileio.FileIO) any {
+	if e, ok := fio.(*fileio.External); ok && e != nil {
+		// Data files are opened through the table's FileIO extended with
+		// external roots (a new wrapper per scan): relative paths resolve
+		// in the main FileIO, external ones are absolute URIs (unique on
+		// their own), so the main FileIO names the storage.
+		fio = e.FileIO
+	}
 	if r, ok := fio.(interface{ Root() string }); ok {
 		return fmt.Sprintf("%T:%s", fio, r.Root())
 	}
