@@ -279,7 +279,7 @@ func (d *dataScan) Read(ctx context.Context, splits []Split, o ReadOptions) (Rea
 		sel = append(sel, opened...)
 	}
 	r := &dataReader{}
-	rd, err := d.scan.ReadSplits(ctx, sel, scan.ReadOptions{Mem: o.Mem, Pool: o.Pool, Stats: &r.stats})
+	rd, err := d.scan.ReadSplits(ctx, sel, scan.ReadOptions{Mem: o.Mem, Pool: o.Pool, Stats: &r.stats, Dynamic: o.Dynamic})
 	if err != nil {
 		return nil, err
 	}
@@ -334,6 +334,7 @@ func (r *dataReader) Report() ReadReport {
 
 		FilesSkippedIndex: r.stats.FilesSkippedIndex.Load(),
 		RowsSkippedIndex:  r.stats.RowsSkippedIndex.Load(),
+		FilesSkippedTopN:  r.stats.FilesSkippedDynamic.Load(),
 	}
 }
 

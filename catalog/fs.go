@@ -11,6 +11,7 @@ import (
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/format"
 )
 
 // SysDatabase is the reserved database holding the global system tables.
@@ -81,6 +82,13 @@ const ManifestCacheOption = "cache.manifest.max-memory"
 // ManifestCacheOption.
 const MetaCacheOption = "cache.metadata.max-memory"
 
+// FooterCacheOption is the catalog option setting the budget of the
+// process-wide Parquet footer cache (format.DefaultFooterCache): parsed
+// data file footers reused by every query that reads the file, as a Paimon
+// memory size ("64 mb", the default); "0" disables the cache. Shared by
+// every catalog of the process like ManifestCacheOption.
+const FooterCacheOption = "cache.footer.max-memory"
+
 // FSOption configures an FS catalog.
 type FSOption func(*FS)
 
@@ -120,6 +128,13 @@ func NewFS(io fileio.FileIO, root string, opts ...FSOption) *FS {
 			c.optErr = paimon.Errorf(ErrInvalid, "catalog option %s: %v", MetaCacheOption, err)
 		} else {
 			paimon.DefaultMetaCache().SetMaxBytes(n)
+		}
+	}
+	if v, ok := c.options[FooterCacheOption]; ok {
+		if n, err := paimon.ParseMemorySize(v); err != nil {
+			c.optErr = paimon.Errorf(ErrInvalid, "catalog option %s: %v", FooterCacheOption, err)
+		} else {
+			format.DefaultFooterCache().SetMaxBytes(n)
 		}
 	}
 	return c

@@ -120,6 +120,11 @@ type ReadOptions struct {
 	// (the Flight server's per-query pool); it allocates from Mem or is
 	// Mem. Nil: a scan that recycles buffers uses a pool of its own.
 	Pool *bufpool.Pool
+	// Dynamic, when set, is a predicate the consumer tightens while the
+	// read runs (a top-N bound): a scan may skip data whose statistics
+	// cannot satisfy its current value, and must not otherwise change what
+	// it returns. Scans without statistics ignore it.
+	Dynamic *predicate.Dynamic
 }
 
 func (o ReadOptions) mem() memory.Allocator {
@@ -140,6 +145,9 @@ type ReadReport struct {
 	// left no candidate row, and rows the indexes excluded.
 	FilesSkippedIndex int64
 	RowsSkippedIndex  int64
+	// FilesSkippedTopN counts files not read because their statistics
+	// could not beat the top-N bound (ReadOptions.Dynamic).
+	FilesSkippedTopN int64
 }
 
 // Add adds o's counters to r.
@@ -150,6 +158,7 @@ func (r *ReadReport) Add(o ReadReport) {
 	r.RowsDeleted += o.RowsDeleted
 	r.FilesSkippedIndex += o.FilesSkippedIndex
 	r.RowsSkippedIndex += o.RowsSkippedIndex
+	r.FilesSkippedTopN += o.FilesSkippedTopN
 }
 
 // Reader streams the batches of a Read and reports what reading cost.

@@ -297,7 +297,7 @@ func externalFields(b *testing.B, df DataFile, narrow bool) []types.DataField {
 	if err != nil {
 		b.Fatal(err)
 	}
-	root := pf.rdr.MetaData().Schema.Root()
+	root := pf.md.Schema.Root()
 	var out []types.DataField
 	for i := 0; i < root.NumFields(); i++ {
 		fc := st.cols[i]

@@ -83,7 +83,7 @@ func openPath(t *testing.T, p string, fields []types.DataField) DataFile {
 func fileSchema(t *testing.T, p string, schemas []tableSchema) tableSchema {
 	t.Helper()
 	pf := openPath(t, p, nil).(*ParquetFile)
-	root := pf.rdr.MetaData().Schema.Root()
+	root := pf.md.Schema.Root()
 	for i := len(schemas) - 1; i >= 0; i-- {
 		s := schemas[i]
 		byName := map[string]int{}

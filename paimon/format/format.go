@@ -11,6 +11,11 @@
 // Parquet (parquet.go), ORC (orc.go, decoded by package orc) and Avro
 // (avro.go, containers read by the paimon package's OCF reader) are
 // implemented; Open is the single dispatch point on the file extension.
+//
+// Parsed Parquet footers may be shared between opens of the same file
+// (OpenCached, footer_cache.go): a shared footer is immutable (its lazily
+// built fast-path plan included, once built) and holds no file handle;
+// every read goes through the handle of the open that reads.
 package format
 
 import (

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
@@ -23,18 +24,27 @@ import (
 // Arrow memory; there is nothing to close beyond the caller's io.ReaderAt.
 // It is safe for concurrent use.
 type ParquetFile struct {
-	name       string
-	rdr        *file.Reader
-	fileFields []types.DataField
-	byID       map[int]types.DataField
-	topByName  map[string]int // top-level Parquet field name → index
-	topByID    map[int]int    // top-level Parquet field_id → index
-	leaves     [][]int        // per top-level field: its leaf column indices
-	rgStart    []int64        // file row position of each row group's first row
+	*parquetMeta // parsed footer: shared by every open of the file (footer_cache.go)
+	name         string
+	fileFields   []types.DataField
+	byID         map[int]types.DataField
 
-	ra   io.ReaderAt // the file's bytes, for the parquet-go fast path
+	ra   io.ReaderAt // the file's bytes
 	size int64
-	fast fastState // built on first use (parquet_fast.go)
+}
+
+// parquetMeta is what a Parquet file's footer yields, independent of the
+// handle it was read through and of the schema the file is read with: the
+// footer cache shares it between opens of the same file. Immutable after
+// construction except fast, which is built once, on first use.
+type parquetMeta struct {
+	md        *metadata.FileMetaData
+	topByName map[string]int // top-level Parquet field name → index
+	topByID   map[int]int    // top-level Parquet field_id → index
+	leaves    [][]int        // per top-level field: its leaf column indices
+	rgStart   []int64        // file row position of each row group's first row
+	fast      fastState      // parquet-go File and fast-path plan (parquet_fast.go)
+	bytes     int64          // approximate memory held, for the footer cache
 }
 
 // readBufferSize is the read buffer of each column chunk being decoded.
@@ -46,54 +56,58 @@ func OpenParquet(r io.ReaderAt, size int64, name string, fileFields []types.Data
 	if r == nil {
 		return nil, fmt.Errorf("open parquet file %s: nil reader", name)
 	}
-	// Stream column chunks through a bounded buffer instead of reading each
-	// whole chunk into memory: with 1M-row row groups the unbuffered reads
-	// held ~27 MB per file being read and pushed the peak RSS of a full
-	// streaming scan over 400 MiB (docs/benchmarks.md).
-	props := parquet.NewReaderProperties(nil)
-	props.BufferedStreamEnabled = true
-	props.BufferSize = readBufferSize
-	rdr, err := file.NewParquetReader(io.NewSectionReader(r, 0, size), file.WithReadProps(props))
+	rdr, err := file.NewParquetReader(io.NewSectionReader(r, 0, size))
 	if err != nil {
 		return nil, fmt.Errorf("open parquet file %s: %w", name, err)
 	}
-	md := rdr.MetaData()
-	sc := md.Schema
-	root := sc.Root()
-	pf = &ParquetFile{
-		name:       name,
-		rdr:        rdr,
-		fileFields: fileFields,
-		topByName:  make(map[string]int, root.NumFields()),
-		topByID:    make(map[int]int, root.NumFields()),
-		leaves:     make([][]int, root.NumFields()),
-		ra:         r,
-		size:       size,
+	m, err := newParquetMeta(rdr.MetaData(), name)
+	if err != nil {
+		return nil, err
 	}
+	return newParquetFile(m, r, size, name, fileFields), nil
+}
+
+// newParquetFile is an open of a file whose footer m has been parsed.
+func newParquetFile(m *parquetMeta, r io.ReaderAt, size int64, name string, fileFields []types.DataField) *ParquetFile {
+	pf := &ParquetFile{parquetMeta: m, name: name, fileFields: fileFields, ra: r, size: size}
 	if fileFields != nil {
 		pf.byID = make(map[int]types.DataField, len(fileFields))
 		for _, f := range fileFields {
 			pf.byID[f.ID] = f
 		}
 	}
+	return pf
+}
+
+// newParquetMeta validates a parsed footer and derives the column layout.
+func newParquetMeta(md *metadata.FileMetaData, name string) (*parquetMeta, error) {
+	sc := md.Schema
+	root := sc.Root()
+	m := &parquetMeta{
+		md:        md,
+		topByName: make(map[string]int, root.NumFields()),
+		topByID:   make(map[int]int, root.NumFields()),
+		leaves:    make([][]int, root.NumFields()),
+		bytes:     footerBaseBytes + int64(md.Size())*footerBytesFactor,
+	}
 	for i := 0; i < root.NumFields(); i++ {
 		n := root.Field(i)
-		pf.topByName[n.Name()] = i
+		m.topByName[n.Name()] = i
 		if id := n.FieldID(); id >= 0 {
-			pf.topByID[int(id)] = i
+			m.topByID[int(id)] = i
 		}
 	}
 	for j := 0; j < sc.NumColumns(); j++ {
-		i, ok := pf.topByName[sc.ColumnRoot(j).Name()]
+		i, ok := m.topByName[sc.ColumnRoot(j).Name()]
 		if !ok {
 			return nil, fmt.Errorf("open parquet file %s: column %d has no top-level field", name, j)
 		}
-		pf.leaves[i] = append(pf.leaves[i], j)
+		m.leaves[i] = append(m.leaves[i], j)
 	}
 	var pos int64
-	pf.rgStart = make([]int64, md.NumRowGroups())
-	for i := range pf.rgStart {
-		pf.rgStart[i] = pos
+	m.rgStart = make([]int64, md.NumRowGroups())
+	for i := range m.rgStart {
+		m.rgStart[i] = pos
 		n := md.RowGroup(i).NumRows()
 		if n < 0 {
 			return nil, fmt.Errorf("open parquet file %s: row group %d has %d rows", name, i, n)
@@ -103,7 +117,19 @@ func OpenParquet(r io.ReaderAt, size int64, name string, fileFields []types.Data
 	if pos != md.NumRows {
 		return nil, fmt.Errorf("open parquet file %s: row groups hold %d rows, footer says %d", name, pos, md.NumRows)
 	}
-	return pf, nil
+	return m, nil
+}
+
+// arrowReader is an arrow-go reader of the file over the parsed footer (no
+// footer is parsed again), for the pqarrow path. Column chunks stream
+// through a bounded buffer instead of being read whole: with 1M-row row
+// groups the unbuffered reads held ~27 MB per file being read and pushed
+// the peak RSS of a full streaming scan over 400 MiB (docs/benchmarks.md).
+func (f *ParquetFile) arrowReader() (*file.Reader, error) {
+	props := parquet.NewReaderProperties(nil)
+	props.BufferedStreamEnabled = true
+	props.BufferSize = readBufferSize
+	return file.NewParquetReader(io.NewSectionReader(f.ra, 0, f.size), file.WithReadProps(props), file.WithMetadata(f.md))
 }
 
 // recoverErr turns a panic inside the Parquet/Arrow libraries (corrupt
@@ -126,13 +152,13 @@ func firstFrames(stack []byte) string {
 func (f *ParquetFile) Name() string { return f.name }
 
 // NumRows implements DataFile.
-func (f *ParquetFile) NumRows() int64 { return f.rdr.NumRows() }
+func (f *ParquetFile) NumRows() int64 { return f.md.NumRows }
 
 // NumRowGroups implements DataFile.
-func (f *ParquetFile) NumRowGroups() int { return f.rdr.NumRowGroups() }
+func (f *ParquetFile) NumRowGroups() int { return f.md.NumRowGroups() }
 
 // RowGroupNumRows implements DataFile.
-func (f *ParquetFile) RowGroupNumRows(i int) int64 { return f.rdr.MetaData().RowGroup(i).NumRows() }
+func (f *ParquetFile) RowGroupNumRows(i int) int64 { return f.md.RowGroup(i).NumRows() }
 
 // RowGroupFirstRow is the file row position of row group i's first row.
 func (f *ParquetFile) RowGroupFirstRow(i int) int64 { return f.rgStart[i] }
@@ -211,7 +237,11 @@ func (f *ParquetFile) Read(ctx context.Context, opts ReadOptions) (_ RecordReade
 	}
 	r.pre = f.newRGPrefetcher(rgs, leaves)
 	if len(leaves) > 0 {
-		r.fr, err = pqarrow.NewFileReader(f.rdr, pqarrow.ArrowReadProperties{
+		rdr, err := f.arrowReader()
+		if err != nil {
+			return nil, fmt.Errorf("read parquet file %s: %w", f.name, err)
+		}
+		r.fr, err = pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{
 			BatchSize:          int64(batch),
 			Parallel:           opts.Parallel,
 			PreAllocBinaryData: true,
@@ -328,7 +358,7 @@ func (r *parquetReader) emit(rec arrow.RecordBatch, n int64) bool {
 			out[i] = array.MakeArrayOfNull(r.mem, r.schema.Field(i).Type, int(n))
 			continue
 		}
-		name := r.f.rdr.MetaData().Schema.Root().Field(c.top).Name()
+		name := r.f.md.Schema.Root().Field(c.top).Name()
 		idx := rec.Schema().FieldIndices(name)
 		if len(idx) != 1 {
 			r.err = fmt.Errorf("read parquet file %s: column %s missing from decoded batch", r.f.name, name)
@@ -368,7 +398,7 @@ var errNoStats = errors.New("no statistics")
 // columns and INT96 timestamps have none. A field the file does not contain
 // is reported as all-NULL.
 func (f *ParquetFile) RowGroupStats(i int, fields []types.DataField) predicate.MapStats {
-	rg := f.rdr.MetaData().RowGroup(i)
+	rg := f.md.RowGroup(i)
 	out := predicate.MapStats{Rows: rg.NumRows(), Columns: make(map[int]predicate.ColumnStats, len(fields))}
 	for _, fd := range fields {
 		c, err := f.resolve(fd)

@@ -60,10 +60,14 @@ type fastCol struct {
 	pkind  pgo.Kind
 }
 
-// fastState is built once per ParquetFile, on the first Read that may use
-// the fast path.
+// fastState is built once per parsed footer (parquetMeta: shared by the
+// opens of a cached file), on the first Read that may use the fast path.
+// After done is set it is immutable; pf was opened through a reader that
+// was then detached, so pages are read with PagesFrom and the reading
+// open's handle (colCursor.ra).
 type fastState struct {
-	once sync.Once
+	mu   sync.Mutex
+	done bool
 	pf   *pgo.File
 	cols []*fastCol // per top-level field; nil = not supported
 	err  error
@@ -71,37 +75,50 @@ type fastState struct {
 
 // fastPlan opens the file with parquet-go (footer only: no page index, no
 // bloom filters) and decides which top-level fields the fast path decodes.
+// A failure to read the footer (I/O) is not remembered: the next Read
+// tries again; a plan error is.
 func (f *ParquetFile) fastPlan() (*fastState, error) {
 	st := &f.fast
-	st.once.Do(func() {
-		defer recoverErr(&st.err, f.name)
-		md := f.rdr.MetaData()
-		man, err := pqarrow.NewSchemaManifest(md.Schema, md.KeyValueMetadata(), &pqarrow.ArrowReadProperties{})
-		if err != nil {
-			st.err = err
-			return
-		}
-		// The header magic is not read: the footer (already parsed by
-		// Arrow) is what matters, and on an object store the 4-byte read
-		// would cost a request per file. A file Arrow reads but parquet-go
-		// rejects falls back to the Arrow path, as before.
-		pf, err := pgo.OpenFile(f.ra, f.size, pgo.SkipPageIndex(true), pgo.SkipBloomFilters(true),
-			pgo.SkipMagicBytes(true), pgo.ReadBufferSize(256<<10))
-		if err != nil {
-			st.err = err
-			return
-		}
-		if len(pf.RowGroups()) != f.NumRowGroups() {
-			st.err = fmt.Errorf("parquet-go sees %d row groups, footer has %d", len(pf.RowGroups()), f.NumRowGroups())
-			return
-		}
-		st.pf = pf
-		st.cols = make([]*fastCol, len(man.Fields))
-		for i := range man.Fields {
-			st.cols[i] = planColumn(md.Schema, &man.Fields[i], pf)
-		}
-	})
-	return st, st.err
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.done {
+		return st, st.err
+	}
+	pf, cols, err, final := f.buildFastPlan()
+	if !final {
+		return st, err
+	}
+	st.pf, st.cols, st.err, st.done = pf, cols, err, true
+	return st, err
+}
+
+func (f *ParquetFile) buildFastPlan() (pf *pgo.File, cols []*fastCol, err error, final bool) {
+	final = true
+	defer recoverErr(&err, f.name)
+	md := f.md
+	man, err := pqarrow.NewSchemaManifest(md.Schema, md.KeyValueMetadata(), &pqarrow.ArrowReadProperties{})
+	if err != nil {
+		return nil, nil, err, true
+	}
+	// The header magic is not read: the footer (already parsed by Arrow)
+	// is what matters, and on an object store the 4-byte read would cost a
+	// request per file. A file Arrow reads but parquet-go rejects falls
+	// back to the Arrow path, as before.
+	dr := newDetachedReader(f.ra)
+	pf, err = pgo.OpenFile(dr, f.size, pgo.SkipPageIndex(true), pgo.SkipBloomFilters(true),
+		pgo.SkipMagicBytes(true), pgo.ReadBufferSize(256<<10))
+	dr.detach()
+	if err != nil {
+		return nil, nil, err, false
+	}
+	if len(pf.RowGroups()) != f.NumRowGroups() {
+		return nil, nil, fmt.Errorf("parquet-go sees %d row groups, footer has %d", len(pf.RowGroups()), f.NumRowGroups()), true
+	}
+	cols = make([]*fastCol, len(man.Fields))
+	for i := range man.Fields {
+		cols[i] = planColumn(md.Schema, &man.Fields[i], pf)
+	}
+	return pf, cols, nil, true
 }
 
 // planColumn returns the fast plan of a top-level field, or nil when the
@@ -275,6 +292,7 @@ type seg struct {
 // colCursor reads one column chunk page by page and hands out row ranges.
 type colCursor struct {
 	fc      *fastCol
+	ra      io.ReaderAt    // the reading open's handle (pages are read through it)
 	name    string         // column name, for errors
 	run     []pgo.RowGroup // adjacent row groups being read
 	runRows []int64
@@ -331,7 +349,11 @@ func (c *colCursor) nextPage() error {
 			if c.rgi >= len(c.run) {
 				return fmt.Errorf("column %s: read past the row groups", c.name)
 			}
-			c.pages = c.run[c.rgi].ColumnChunks()[c.fc.leaf].Pages()
+			cc, ok := c.run[c.rgi].ColumnChunks()[c.fc.leaf].(*pgo.FileColumnChunk)
+			if !ok {
+				return fmt.Errorf("column %s: unexpected column chunk type %T", c.name, c.run[c.rgi].ColumnChunks()[c.fc.leaf])
+			}
+			c.pages = cc.PagesFrom(c.ra)
 			c.chunk = 0
 			c.gen++
 		}
@@ -1044,7 +1066,7 @@ func (f *ParquetFile) newFastReader(ctx context.Context, st *fastState, opts Rea
 		r.runs[len(r.runs)-1] = append(r.runs[len(r.runs)-1], rg)
 	}
 	byTop := map[int]int{}
-	root := f.rdr.MetaData().Schema.Root()
+	root := f.md.Schema.Root()
 	for i, c := range cols {
 		r.colDec[i] = -1
 		if c.top < 0 {
@@ -1054,7 +1076,7 @@ func (f *ParquetFile) newFastReader(ctx context.Context, st *fastState, opts Rea
 		if !ok {
 			k = len(r.decs)
 			byTop[c.top] = k
-			r.decs = append(r.decs, &colCursor{fc: st.cols[c.top], name: root.Field(c.top).Name()})
+			r.decs = append(r.decs, &colCursor{fc: st.cols[c.top], ra: f.ra, name: root.Field(c.top).Name()})
 		}
 		r.colDec[i] = k
 	}

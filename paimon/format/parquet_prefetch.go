@@ -55,7 +55,7 @@ func (p *rgPrefetcher) at(pos int64) {
 // the given leaves (dictionary page included). Chunks whose metadata is
 // unreadable are left out: announcing is only a hint.
 func (f *ParquetFile) chunkRanges(rg int, leaves []int, out []fileio.Range) []fileio.Range {
-	md := f.rdr.MetaData().RowGroup(rg)
+	md := f.md.RowGroup(rg)
 	for _, leaf := range leaves {
 		cc, err := md.ColumnChunk(leaf)
 		if err != nil {

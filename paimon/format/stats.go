@@ -31,7 +31,7 @@ func (f *ParquetFile) columnStats(rg *metadata.RowGroupMetaData, leaf int, fileT
 	if !st.HasMinMax() {
 		return cs, nil
 	}
-	col := f.rdr.MetaData().Schema.Column(leaf)
+	col := f.md.Schema.Column(leaf)
 	mn, mx, ok := statsLiterals(st, col, fileType)
 	if !ok {
 		return cs, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/paimon-flightsql/paimon-flightsql/internal/bufpool"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 )
 
 // PlannedSplit is a Split as a plain, serializable value (JSON): what a
@@ -115,10 +116,15 @@ type ReadOptions struct {
 	// rows deleted) as the read goes; final once the reader is drained or
 	// released.
 	Stats *ReadStats
+	// Dynamic, when set, is a predicate the consumer tightens while reading
+	// (a top-N bound, predicate.Dynamic): raw data files whose value
+	// statistics cannot satisfy its current value are not read. It never
+	// drops rows of a file that is read.
+	Dynamic *predicate.Dynamic
 }
 
 // ReadSplits streams the rows of splits like Read, with the buffer pool and
 // statistics given explicitly. The caller owns the reader and must Release it.
 func (s *Scan) ReadSplits(ctx context.Context, splits []Split, o ReadOptions) (array.RecordReader, error) {
-	return s.read(ctx, o.Mem, o.Pool, splits, o.Stats)
+	return s.read(ctx, o.Mem, o.Pool, splits, o.Stats, o.Dynamic)
 }

@@ -270,32 +270,46 @@ func (pl *pruner) valueStatsMayMatch(ctx context.Context, e *paimon.ManifestEntr
 	if pl.s.opts.Filter == nil || pl.noStats {
 		return true, nil
 	}
-	_, statsFields, err := pl.s.fileStatsFields(ctx, &e.File)
+	ms, ok, err := pl.s.fileValueStats(ctx, &e.File)
 	if err != nil {
 		return false, err
 	}
-	if len(statsFields) == 0 {
-		return true, nil // none, or stats of a column we cannot place: do not prune
-	}
-	vs := e.File.ValueStats
-	st, err := binrow.DecodeSimpleStats(types.RowType(statsFields).Types(), vs.MinValues, vs.MaxValues)
-	if err != nil {
+	if !ok {
 		return true, nil
 	}
-	cur := pl.s.schema.RowType()
-	ms := predicate.MapStats{Rows: e.File.RowCount, Columns: map[int]predicate.ColumnStats{}}
-	for i, f := range statsFields {
-		ci := cur.FieldByID(f.ID)
-		if ci < 0 || !statsCompatible(f.Type, cur[ci].Type) {
+	return predicate.MayMatch(pl.s.opts.Filter, ms), nil
+}
+
+// fileValueStats is a data file's value statistics evolved from the file's
+// schema to the current one by field id; ok=false when the file has none
+// that can be placed (or they do not decode): nothing may be skipped.
+func (s *Scan) fileValueStats(ctx context.Context, f *paimon.DataFileMeta) (predicate.MapStats, bool, error) {
+	_, statsFields, err := s.fileStatsFields(ctx, f)
+	if err != nil {
+		return predicate.MapStats{}, false, err
+	}
+	if len(statsFields) == 0 {
+		return predicate.MapStats{}, false, nil // none, or stats of a column we cannot place
+	}
+	vs := f.ValueStats
+	st, err := binrow.DecodeSimpleStats(types.RowType(statsFields).Types(), vs.MinValues, vs.MaxValues)
+	if err != nil {
+		return predicate.MapStats{}, false, nil
+	}
+	cur := s.schema.RowType()
+	ms := predicate.MapStats{Rows: f.RowCount, Columns: map[int]predicate.ColumnStats{}}
+	for i, fd := range statsFields {
+		ci := cur.FieldByID(fd.ID)
+		if ci < 0 || !statsCompatible(fd.Type, cur[ci].Type) {
 			continue
 		}
 		nc := int64(-1)
 		if i < len(vs.NullCounts) && vs.NullCounts[i] != nil {
 			nc = *vs.NullCounts[i]
 		}
-		ms.Columns[f.ID] = predicate.ColumnStats{Min: st.Min[i], Max: st.Max[i], NullCount: nc}
+		ms.Columns[fd.ID] = predicate.ColumnStats{Min: st.Min[i], Max: st.Max[i], NullCount: nc}
 	}
-	return predicate.MayMatch(pl.s.opts.Filter, ms), nil
+	return ms, true, nil
 }
 
 // fileStatsFields returns the columns a data file wrote (its schema's

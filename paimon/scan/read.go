@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/aggfunc"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/binrow"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/format"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
@@ -37,6 +39,9 @@ type ReadStats struct {
 	// (of skipped files and of files read with a row selection).
 	FilesSkippedIndex atomic.Int64
 	RowsSkippedIndex  atomic.Int64
+	// FilesSkippedDynamic counts files not opened because their value
+	// statistics cannot satisfy the read's dynamic predicate (a top-N bound).
+	FilesSkippedDynamic atomic.Int64
 }
 
 // Read streams the rows of splits as Arrow batches with Schema(). Up to
@@ -51,11 +56,11 @@ func (s *Scan) Read(ctx context.Context, mem memory.Allocator, splits []Split) (
 
 // ReadWithStats is Read that also fills stats (may be nil).
 func (s *Scan) ReadWithStats(ctx context.Context, mem memory.Allocator, splits []Split, stats *ReadStats) (array.RecordReader, error) {
-	return s.read(ctx, mem, nil, splits, stats)
+	return s.read(ctx, mem, nil, splits, stats, nil)
 }
 
 // read is Read with an optional shared buffer pool (nil: one of its own).
-func (s *Scan) read(ctx context.Context, mem memory.Allocator, shared *bufpool.Pool, splits []Split, stats *ReadStats) (array.RecordReader, error) {
+func (s *Scan) read(ctx context.Context, mem memory.Allocator, shared *bufpool.Pool, splits []Split, stats *ReadStats, dyn *predicate.Dynamic) (array.RecordReader, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
@@ -86,6 +91,7 @@ func (s *Scan) read(ctx context.Context, mem memory.Allocator, shared *bufpool.P
 		stats:   stats,
 		refs:    1,
 		limit:   s.opts.Limit,
+		dyn:     dyn,
 	}
 	// With fewer files than workers, file-level parallelism leaves cores
 	// idle (e.g. a filter whose stats leave one file): decode the columns
@@ -145,6 +151,9 @@ type reader struct {
 	stats   *ReadStats
 	// parallel decodes the columns of a batch concurrently (few files).
 	parallel bool
+	// dyn, when set, skips raw files whose value statistics cannot satisfy
+	// its current predicate (ReadOptions.Dynamic).
+	dyn *predicate.Dynamic
 
 	errMu sync.Mutex
 	err   error
@@ -297,13 +306,53 @@ func (r *reader) openFile(sp *Split, f *paimon.DataFileMeta) (format.DataFile, f
 	if err != nil {
 		return nil, nil, damaged(fmt.Errorf("data file %s: %w", p, err))
 	}
-	df, err := format.Open(h, h.Size(), p, fileFields)
+	df, err := format.OpenCached(h, format.FooterKey{Store: footerStore(fio), Path: p, Size: h.Size()}, p, fileFields, nil)
 	if err != nil {
 		h.Close()
 		return nil, nil, damaged(err)
 	}
 	r.stats.FilesRead.Add(1)
 	return df, func() { h.Close() }, nil
+}
+
+// dynamicSkip reports whether a raw file cannot hold a row satisfying the
+// read's dynamic predicate, by the file's value statistics (evolved to the
+// current schema like the planning filter's). Files without usable
+// statistics are read.
+func (r *reader) dynamicSkip(sp *Split, f *paimon.DataFileMeta) (bool, error) {
+	p := r.dyn.Load()
+	if p == nil || r.s.opts.NoPruning {
+		return false, nil
+	}
+	ms, ok, err := sp.scan(r.s).fileValueStats(r.ctx, f)
+	if err != nil || !ok {
+		return false, err
+	}
+	if predicate.MayMatch(p, ms) {
+		return false, nil
+	}
+	r.stats.FilesSkippedDynamic.Add(1)
+	return true, nil
+}
+
+// footerStore names the storage a FileIO reads, for the footer cache key:
+// its root (local directory or bucket/prefix URI) when it has one, else
+// the FileIO value itself when comparable, else nil (not cached).
+func footerStore(fio fileio.FileIO) any {
+	if e, ok := fio.(*fileio.External); ok && e != nil {
+		// Data files are opened through the table's FileIO extended with
+		// external roots (a new wrapper per scan): relative paths resolve
+		// in the main FileIO, external ones are absolute URIs (unique on
+		// their own), so the main FileIO names the storage.
+		fio = e.FileIO
+	}
+	if r, ok := fio.(interface{ Root() string }); ok {
+		return fmt.Sprintf("%T:%s", fio, r.Root())
+	}
+	if fio == nil || !reflect.TypeOf(fio).Comparable() {
+		return nil
+	}
+	return fio
 }
 
 // rowGroups selects the row groups whose statistics may match the filter.
@@ -339,6 +388,9 @@ func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
 		r.stats.FilesSkippedIndex.Add(1)
 		r.stats.RowsSkippedIndex.Add(f.RowCount)
 		return nil
+	}
+	if skip, err := r.dynamicSkip(sp, f); err != nil || skip {
+		return err
 	}
 	df, closeFile, err := r.openFile(sp, f)
 	if err != nil {

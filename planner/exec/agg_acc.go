@@ -132,17 +132,21 @@ func (a *aggCount) finish(mem memory.Allocator) (arrow.Array, error) {
 // ---- exact SUM / AVG of integers and decimals ---------------------------------
 
 // aggSum sums integers or DECIMAL128 unscaled values exactly. A group's sum
-// is big[g] + hi[g] + s[g]: values are added in int64 while they and the
-// running sum fit (the common case, one add and an overflow test), the
-// int64 part spills into the 128-bit hi before it would overflow, and a
-// 128-bit sum that would overflow moves into a big.Int. finish fails
-// naming the aggregate when the sum has more than 38 digits.
+// is big[g] + hi[g] + carry[g]·2⁶⁴ + s[g]: values are added in int64 while
+// they and the running sum fit (the common case, one add and an overflow
+// test), the int64 part spills into the 128-bit hi before it would
+// overflow, and a 128-bit sum that would overflow moves into a big.Int.
+// BIGINT columns (whose values, like ClickBench's UserID, overflow an int64
+// sum every few rows) instead wrap s and count the wraps in carry without a
+// branch (aggSumInt64); carry is folded into hi before finish and merge.
+// finish fails naming the aggregate when the sum has more than 38 digits.
 type aggSum struct {
 	name  string
 	scale int32
 	avg   bool
 	cnt   []int64
 	s     []int64
+	carry []int64          // nil until a BIGINT column is summed
 	hi    []decimal128.Num // nil until a sum needs it
 	big   map[int32]*big.Int
 }
@@ -150,13 +154,27 @@ type aggSum struct {
 func (a *aggSum) resize(n int) {
 	a.cnt = aggGrow(a.cnt, n)
 	a.s = aggGrow(a.s, n)
+	if a.carry != nil {
+		a.carry = aggGrow(a.carry, n)
+	}
 	if a.hi != nil {
 		a.hi = aggGrow(a.hi, n)
 	}
 }
 
 func (a *aggSum) bytes() int64 {
-	return 16*int64(cap(a.cnt)) + 16*int64(cap(a.hi)) + 64*int64(len(a.big))
+	return 16*int64(cap(a.cnt)) + 8*int64(cap(a.carry)) + 16*int64(cap(a.hi)) + 64*int64(len(a.big))
+}
+
+// foldCarry moves the wrap counts of aggSumInt64 into hi (exactly: a
+// 128-bit overflow there moves into big as usual).
+func (a *aggSum) foldCarry() {
+	for g, c := range a.carry {
+		if c != 0 {
+			a.add128(int32(g), decimal128.New(c, 0))
+			a.carry[g] = 0
+		}
+	}
 }
 
 func (a *aggSum) add128(g int32, v decimal128.Num) {
@@ -193,7 +211,7 @@ func (a *aggSum) update(args []arrow.Array, mask []byte, gids []int32) error {
 	case arrow.INT32:
 		err = aggSumInts[int32](a, col, mask, gids)
 	case arrow.INT64:
-		err = aggSumInts[int64](a, col, mask, gids)
+		err = aggSumInt64(a, col, mask, gids)
 	case arrow.UINT8:
 		err = aggSumInts[uint8](a, col, mask, gids)
 	case arrow.UINT16:
@@ -327,6 +345,7 @@ func aggSumDecimalSlow(a *aggSum, g int32, v decimal128.Num) {
 
 func (a *aggSum) merge(src aggAcc, gmap []int32) error {
 	o := src.(*aggSum)
+	o.foldCarry()
 	for i, g := range gmap {
 		a.cnt[g] += o.cnt[i]
 		a.addInt(g, o.s[i])
@@ -383,6 +402,7 @@ func (a *aggSum) overflow() error {
 }
 
 func (a *aggSum) finish(mem memory.Allocator) (arrow.Array, error) {
+	a.foldCarry()
 	n := len(a.cnt)
 	has := make([]bool, n)
 	for g, c := range a.cnt {

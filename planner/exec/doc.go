@@ -33,4 +33,7 @@
 //     Budget.Share (the query's part of the server budget), and a merge of
 //     spilled runs waits (bounded) for memory other queries hold rather
 //     than fail, never for its own query's limit.
+//   - Sort.Bound (top-N) is only told values that every row of the final
+//     result satisfies (a partition's n-th row's first key); its consumer
+//     may use it to skip input, never to change a returned row.
 package exec

@@ -25,6 +25,9 @@ type Sort struct {
 	Input Operator
 	Keys  []SortKey
 	Fetch int64
+	// Bound, when set with Fetch > 0, is told the first key's value of the
+	// n-th row whenever a partition's top-N tightens (TopNBound).
+	Bound *TopNBound
 }
 
 func (s *Sort) Schema() *arrow.Schema { return s.Input.Schema() }

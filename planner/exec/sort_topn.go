@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"slices"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -199,6 +200,41 @@ func (t *topHeap) release() {
 	t.heldRows = 0
 }
 
+// TopNBound receives a top-N's bound while it runs: once a partition holds
+// n rows, no row whose first sort key orders after its n-th row's first key
+// can enter the result (every partition's n-th row is at least as good as
+// the final n-th). Set is called with the input column Col and the row of
+// that n-th row each time the best such bound over the partitions
+// tightens (full keys compared, so its first key never loosens); it must
+// not keep the array. The planner uses it to push the bound into the scan
+// (predicate.Dynamic) so files that cannot hold a better row are skipped.
+type TopNBound struct {
+	Col int
+	Set func(col arrow.Array, row int)
+
+	mu   sync.Mutex
+	best []byte // encoded key of the tightest n-th row so far
+}
+
+// offer passes a full heap's worst row to Set when it is tighter.
+func (b *TopNBound) offer(t *topHeap) {
+	if b == nil || len(t.ents) < t.n || t.n == 0 {
+		return
+	}
+	w := &t.ents[0]
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.best != nil && bytes.Compare(w.key, b.best) >= 0 {
+		return
+	}
+	hb := t.held[w.b].b
+	if hb == nil || b.Col < 0 || b.Col >= int(hb.NumCols()) {
+		return
+	}
+	b.best = append(b.best[:0], w.key...)
+	b.Set(hb.Column(b.Col), int(w.r))
+}
+
 func (s *Sort) runTopN(tc *TaskCtx, enc *KeyEncoder, exprs []vec.Expr) (Stream, error) {
 	res := &reservation{b: tc.Budget, op: "Sort"}
 	np := s.Input.Partitions()
@@ -239,6 +275,7 @@ func (s *Sort) runTopN(tc *TaskCtx, enc *KeyEncoder, exprs []vec.Expr) (Stream, 
 			if err := t.add(b, &rows, seq); err != nil {
 				return err
 			}
+			s.Bound.offer(t)
 			seq += b.NumRows()
 			return nil
 		})

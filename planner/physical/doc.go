@@ -11,6 +11,10 @@
 //   - Every conjunct a scan does not answer catalog.PushdownExact for (and
 //     every conjunct that does not convert to a predicate) is applied again
 //     by a Filter above the scan, in its original order.
+//   - A scan's Dynamic predicate (a top-N bound, topn.go) only ever lets the
+//     scan skip whole files that cannot hold a row of the result; it is
+//     set only for a Sort with Fetch whose input is a chain of Project /
+//     Filter down to that scan, never when another consumer reads the scan.
 //   - Scans are opened on carried splits (Planner.Splits) only for a request
 //     with the same ScanKey; any other scan is planned.
 package physical

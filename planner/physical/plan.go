@@ -125,7 +125,7 @@ func (p *Planner) lower(ctx context.Context, n logical.Node) (exec.Operator, err
 		if err != nil {
 			return nil, err
 		}
-		return &exec.Sort{Input: in, Keys: x.Keys, Fetch: x.Fetch}, nil
+		return &exec.Sort{Input: in, Keys: x.Keys, Fetch: x.Fetch, Bound: topNBound(in, x.Keys, x.Fetch)}, nil
 	case *logical.Limit:
 		in, err := p.plan(ctx, x.Input)
 		if err != nil {

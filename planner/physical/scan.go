@@ -11,6 +11,7 @@ import (
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/logical"
 )
@@ -32,6 +33,9 @@ type ScanExec struct {
 	Fallback bool
 	// Req is the request the scan was planned with (ScanKey).
 	Req catalog.ScanRequest
+	// Dynamic, when set, is the bound of the top-N this scan feeds
+	// (topn.go), handed to every Read.
+	Dynamic *predicate.Dynamic
 
 	splits []catalog.Split // Scan.Splits(), taken once
 
@@ -118,7 +122,7 @@ func (s *ScanExec) Execute(tc *exec.TaskCtx, p int) (exec.Stream, error) {
 	if len(splits) == 0 {
 		return exec.NewSliceStream(tc, nil), nil
 	}
-	rdr, err := s.Scan.Read(tc.Ctx, splits, catalog.ReadOptions{Mem: tc.Mem, Pool: tc.Pool})
+	rdr, err := s.Scan.Read(tc.Ctx, splits, catalog.ReadOptions{Mem: tc.Mem, Pool: tc.Pool, Dynamic: s.Dynamic})
 	if err != nil {
 		return nil, err
 	}
