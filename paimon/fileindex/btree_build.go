@@ -12,6 +12,12 @@ import (
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
 )
 
+// Absent marks a row BuildBTree leaves out of the file (another file of a
+// rotated row range holds it); nil is a NULL key.
+var Absent any = absentRow{}
+
+type absentRow struct{}
+
 // BuildBTree writes a BTree global index file over values (row ordinal =
 // position, nil = NULL) of a column of type t, in the layout Java's
 // BTreeIndexWriter produces: entries sorted by key (equal keys — by Java's
@@ -38,6 +44,9 @@ func BuildBTree(t types.DataType, values []any, blockEntries int) ([]byte, error
 	var rows []row
 	nulls := roaring.New()
 	for i, v := range values {
+		if v == Absent {
+			continue
+		}
 		if v == nil {
 			nulls.Add(uint32(i))
 			continue

@@ -30,21 +30,36 @@ type globalIndex struct {
 	start, end int64 // row-id range, inclusive
 	data       []byte
 	name       string
+	// bt is set for BTree files (Java's sorted global index for
+	// row-tracking tables): the entries and null bitmaps of every btree file
+	// of this field and row range, ordinals = row id - start. Java rotates a
+	// range's index over several files (recordsPerRange), each holding the
+	// rows of a key range; together they must hold every row of the range
+	// exactly once, or the index is not used (NewBTreeReader).
+	bt      *fileindex.BTreeIndex
+	btRd    *fileindex.BTreeReader
+	btReady bool
 }
 
 // globalIndexes returns the usable bitmap global indexes of the snapshot by
 // field id (nil when the scan cannot use them).
-func (s *Scan) globalIndexes(ctx context.Context, entries []paimon.IndexManifestEntry) (map[int][]globalIndex, error) {
+func (s *Scan) globalIndexes(ctx context.Context, entries []paimon.IndexManifestEntry) (map[int][]*globalIndex, error) {
 	if !s.indexesAllowed() || s.info.pk {
 		return nil, nil
 	}
-	var out map[int][]globalIndex
+	var out map[int][]*globalIndex
+	type rangeKey struct {
+		field      int
+		start, end int64
+	}
+	btrees := map[rangeKey]*globalIndex{}
 	s.globalMu.Lock()
 	s.bgixSeen = 0
 	s.globalMu.Unlock()
 	for _, e := range entries {
 		gi := e.IndexFile.GlobalIndex
-		if e.Kind != paimon.FileKindAdd || gi == nil || e.IndexFile.IndexType != fileindex.TypeBitmap ||
+		typ := e.IndexFile.IndexType
+		if e.Kind != paimon.FileKindAdd || gi == nil || typ != fileindex.TypeBitmap && (typ != btreeIndexType || gi.SourceMeta != nil) ||
 			len(gi.ExtraFieldIDs) > 0 || gi.RowRangeEnd < gi.RowRangeStart || gi.RowRangeEnd-gi.RowRangeStart >= 1<<31 {
 			continue
 		}
@@ -63,16 +78,33 @@ func (s *Scan) globalIndexes(ctx context.Context, entries []paimon.IndexManifest
 		if err != nil {
 			return nil, fmt.Errorf("global index file %s: %w", p, err)
 		}
+		if out == nil {
+			out = map[int][]*globalIndex{}
+		}
+		if typ == btreeIndexType {
+			bt, err := fileindex.DecodeBTreeIndex(data)
+			if err != nil {
+				return nil, fmt.Errorf("%w: btree global index file %s: %v", paimon.ErrCorrupt, p, err)
+			}
+			k := rangeKey{int(gi.IndexFieldID), gi.RowRangeStart, gi.RowRangeEnd}
+			if g := btrees[k]; g != nil {
+				g.bt.Entries = append(g.bt.Entries, bt.Entries...)
+				g.bt.Nulls.Or(bt.Nulls)
+				g.name += ", " + p
+				continue
+			}
+			g := &globalIndex{start: gi.RowRangeStart, end: gi.RowRangeEnd, name: p, bt: bt}
+			btrees[k] = g
+			out[k.field] = append(out[k.field], g)
+			continue
+		}
 		if len(data) >= 4 && binary.BigEndian.Uint32(data[len(data)-4:]) == bgixMagic {
 			s.globalMu.Lock()
 			s.bgixSeen++ // Java's dictionary-block format: not decoded (EXPLAIN says so)
 			s.globalMu.Unlock()
 			continue
 		}
-		if out == nil {
-			out = map[int][]globalIndex{}
-		}
-		out[int(gi.IndexFieldID)] = append(out[int(gi.IndexFieldID)], globalIndex{start: gi.RowRangeStart, end: gi.RowRangeEnd, data: data, name: p})
+		out[int(gi.IndexFieldID)] = append(out[int(gi.IndexFieldID)], &globalIndex{start: gi.RowRangeStart, end: gi.RowRangeEnd, data: data, name: p})
 	}
 	return out, nil
 }
@@ -126,6 +158,29 @@ func (r shiftedReader) Eval(l *predicate.Leaf) (fileindex.Result, error) {
 	return fileindex.Rows(bm), nil
 }
 
+// reader opens g for a leaf (whose type is the field's current type, the
+// same in every schema); nil when the index cannot answer it.
+func (g *globalIndex) reader(l *predicate.Leaf) (fileindex.Reader, error) {
+	if g.bt == nil {
+		rd, err := fileindex.Open(fileindex.Entry{Column: l.Column, Type: fileindex.TypeBitmap, Body: g.data}, l.Type, g.end-g.start+1)
+		if err != nil {
+			return nil, fmt.Errorf("%w: global index file %s: %v", paimon.ErrCorrupt, g.name, err)
+		}
+		return rd, nil
+	}
+	if !g.btReady {
+		rd, err := fileindex.NewBTreeReader(g.bt, l.Type, g.end-g.start+1)
+		if err != nil {
+			return nil, fmt.Errorf("%w: btree global index files %s: %v", paimon.ErrCorrupt, g.name, err)
+		}
+		g.btRd, g.btReady = rd, true
+	}
+	if g.btRd == nil {
+		return nil, nil
+	}
+	return g.btRd, nil
+}
+
 // globalIndexSkips returns the data files (by name) whose row ranges the
 // global indexes prove hold no matching row. A file is skipped only together
 // with every file whose row range overlaps it (data-evolution files of the
@@ -157,9 +212,9 @@ func (s *Scan) globalIndexSkips(ctx context.Context, idx []paimon.IndexManifestE
 				if g.start > sp.lo || g.end < sp.hi {
 					continue // must cover the whole file
 				}
-				rd, err := fileindex.Open(fileindex.Entry{Column: l.Column, Type: fileindex.TypeBitmap, Body: g.data}, l.Type, g.end-g.start+1)
+				rd, err := g.reader(l)
 				if err != nil {
-					return nil, fmt.Errorf("%w: global index file %s: %v", paimon.ErrCorrupt, g.name, err)
+					return nil, err
 				}
 				if rd != nil {
 					out = append(out, shiftedReader{inner: rd, first: sp.lo, rows: f.RowCount, start: g.start})
