@@ -21,7 +21,7 @@ type BTreeReader struct {
 	keys  []key // decoded Entries keys
 	idx   *BTreeIndex
 	nulls *roaring.Bitmap // ordinals with a NULL key
-	total int64 // ordinals are in [0, total)
+	total int64           // ordinals are in [0, total)
 }
 
 // NewBTreeReader returns a reader over idx for a column of type typ whose
