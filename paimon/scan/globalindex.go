@@ -194,17 +194,55 @@ func (s *Scan) globalIndexSkips(ctx context.Context, idx []paimon.IndexManifestE
 		lo, hi int64 // inclusive
 		name   string
 		skip   bool
+		f      *paimon.DataFileMeta
+		group  int
 	}
-	var spans []span
+	spans := make([]span, 0, len(entries))
 	for i := range entries {
 		f := &entries[i].File
 		if f.FirstRowID == nil {
 			return nil, nil // rows without ids: no global index applies
 		}
-		sp := span{lo: *f.FirstRowID, hi: *f.FirstRowID + f.RowCount - 1, name: f.FileName}
+		spans = append(spans, span{lo: *f.FirstRowID, hi: *f.FirstRowID + f.RowCount - 1, name: f.FileName, f: f})
+	}
+	sort.Slice(spans, func(a, b int) bool { return spans[a].lo < spans[b].lo })
+	// Groups of files whose row ranges overlap (data-evolution files of the
+	// same rows). A field written by two files of a group was updated after
+	// the first write (data evolution writes the new values of the same row
+	// ids into a new file); an index of it may predate the update (Java
+	// rebuilds such indexes only on request), so it is not used there.
+	var bounds []int // start of each group in spans
+	updated := []map[int]bool{}
+	for i := 0; i < len(spans); {
+		j, hi := i, spans[i].hi
+		for ; j < len(spans) && spans[j].lo <= hi; j++ {
+			hi = max(hi, spans[j].hi)
+		}
+		seen, upd := map[int]bool{}, map[int]bool{}
+		for k := i; k < j; k++ {
+			spans[k].group = len(bounds)
+			if j-i == 1 {
+				continue
+			}
+			ids, err := s.writtenFieldIDs(ctx, spans[k].f)
+			if err != nil {
+				return nil, err
+			}
+			for id := range ids {
+				upd[id] = upd[id] || seen[id]
+				seen[id] = true
+			}
+		}
+		bounds = append(bounds, i)
+		updated = append(updated, upd)
+		i = j
+	}
+	for i := range spans {
+		sp := &spans[i]
+		f := sp.f
 		resolve := func(l *predicate.Leaf) ([]fileindex.Reader, error) {
 			cur := s.schema.RowType()
-			if ci := cur.FieldByID(l.FieldID); ci < 0 || !sameType(l.Type, cur[ci].Type) {
+			if ci := cur.FieldByID(l.FieldID); ci < 0 || !sameType(l.Type, cur[ci].Type) || updated[sp.group][l.FieldID] {
 				return nil, nil
 			}
 			var out []fileindex.Reader
@@ -229,22 +267,22 @@ func (s *Scan) globalIndexSkips(ctx context.Context, idx []paimon.IndexManifestE
 			}
 			sp.skip = res.IsSkip()
 		}
-		spans = append(spans, sp)
 	}
-	sort.Slice(spans, func(a, b int) bool { return spans[a].lo < spans[b].lo })
 	out := map[string]bool{}
-	for i := 0; i < len(spans); {
-		j, hi, all := i, spans[i].hi, true
-		for ; j < len(spans) && spans[j].lo <= hi; j++ {
-			hi = max(hi, spans[j].hi)
-			all = all && spans[j].skip
+	for g, i := range bounds {
+		end := len(spans)
+		if g+1 < len(bounds) {
+			end = bounds[g+1]
+		}
+		all := true
+		for k := i; k < end; k++ {
+			all = all && spans[k].skip
 		}
 		if all {
-			for k := i; k < j; k++ {
+			for k := i; k < end; k++ {
 				out[spans[k].name] = true
 			}
 		}
-		i = j
 	}
 	return out, nil
 }
