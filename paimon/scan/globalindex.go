@@ -39,6 +39,25 @@ type globalIndex struct {
 	bt      *fileindex.BTreeIndex
 	btRd    *fileindex.BTreeReader
 	btReady bool
+	// scan is the snapshot Java scanned to build the index (its
+	// DataEvolutionIndexSourceMeta; 0 = none recorded). Rows a data file
+	// wrote with a larger sequence number may be newer than the index.
+	scan  int64
+	stale map[int]bool // field id → an overlapping file updated it after scan
+}
+
+// deixMagic starts Java's DataEvolutionIndexSourceMeta ("DEIX", big
+// endian): i32 magic, i32 version 1, i64 scan snapshot id.
+const deixMagic = 0x44454958
+
+// decodeDEIX returns the scan snapshot id of a DataEvolutionIndexSourceMeta.
+func decodeDEIX(b []byte) (int64, bool) {
+	be := binary.BigEndian
+	if len(b) != 16 || be.Uint32(b) != deixMagic || be.Uint32(b[4:]) != 1 {
+		return 0, false
+	}
+	id := int64(be.Uint64(b[8:]))
+	return id, id > 0
 }
 
 // globalIndexes returns the usable bitmap global indexes of the snapshot by
@@ -59,7 +78,15 @@ func (s *Scan) globalIndexes(ctx context.Context, entries []paimon.IndexManifest
 	for _, e := range entries {
 		gi := e.IndexFile.GlobalIndex
 		typ := e.IndexFile.IndexType
-		if e.Kind != paimon.FileKindAdd || gi == nil || typ != fileindex.TypeBitmap && (typ != btreeIndexType || gi.SourceMeta != nil) ||
+		var scanID int64
+		if typ == btreeIndexType && gi != nil && gi.SourceMeta != nil {
+			id, ok := decodeDEIX(gi.SourceMeta)
+			if !ok {
+				continue // another source meta (a primary-key index): not ours here
+			}
+			scanID = id
+		}
+		if e.Kind != paimon.FileKindAdd || gi == nil || typ != fileindex.TypeBitmap && typ != btreeIndexType ||
 			len(gi.ExtraFieldIDs) > 0 || gi.RowRangeEnd < gi.RowRangeStart || gi.RowRangeEnd-gi.RowRangeStart >= 1<<31 {
 			continue
 		}
@@ -88,12 +115,19 @@ func (s *Scan) globalIndexes(ctx context.Context, entries []paimon.IndexManifest
 			}
 			k := rangeKey{int(gi.IndexFieldID), gi.RowRangeStart, gi.RowRangeEnd}
 			if g := btrees[k]; g != nil {
+				// Rotated files of one build share the scan snapshot; the
+				// oldest decides what may be newer (none recorded: none).
+				if scanID == 0 || g.scan == 0 {
+					g.scan = 0
+				} else {
+					g.scan = min(g.scan, scanID)
+				}
 				g.bt.Entries = append(g.bt.Entries, bt.Entries...)
 				g.bt.Nulls.Or(bt.Nulls)
 				g.name += ", " + p
 				continue
 			}
-			g := &globalIndex{start: gi.RowRangeStart, end: gi.RowRangeEnd, name: p, bt: bt}
+			g := &globalIndex{start: gi.RowRangeStart, end: gi.RowRangeEnd, name: p, bt: bt, scan: scanID}
 			btrees[k] = g
 			out[k.field] = append(out[k.field], g)
 			continue
@@ -237,6 +271,48 @@ func (s *Scan) globalIndexSkips(ctx context.Context, idx []paimon.IndexManifestE
 		updated = append(updated, upd)
 		i = j
 	}
+	written := make([]map[int]bool, len(spans))
+	writes := func(k, field int) (bool, error) {
+		if written[k] == nil {
+			ids, err := s.writtenFieldIDs(ctx, spans[k].f)
+			if err != nil {
+				return false, err
+			}
+			written[k] = ids
+		}
+		return written[k][field], nil
+	}
+	// stale: a file overlapping g's rows wrote the field with a sequence
+	// number above the snapshot the index was built from (Java's
+	// DataEvolutionGlobalIndexRefreshPlanner marks such an index for
+	// refresh; until then it may miss the new values).
+	stale := func(g *globalIndex, field int) (bool, error) {
+		if g.scan <= 0 {
+			return false, nil
+		}
+		if v, ok := g.stale[field]; ok {
+			return v, nil
+		}
+		res := false
+		for k := range spans {
+			if spans[k].hi < g.start || spans[k].lo > g.end || spans[k].f.MaxSequenceNumber <= g.scan {
+				continue
+			}
+			w, err := writes(k, field)
+			if err != nil {
+				return false, err
+			}
+			if w {
+				res = true
+				break
+			}
+		}
+		if g.stale == nil {
+			g.stale = map[int]bool{}
+		}
+		g.stale[field] = res
+		return res, nil
+	}
 	for i := range spans {
 		sp := &spans[i]
 		f := sp.f
@@ -249,6 +325,12 @@ func (s *Scan) globalIndexSkips(ctx context.Context, idx []paimon.IndexManifestE
 			for _, g := range gis[l.FieldID] {
 				if g.start > sp.lo || g.end < sp.hi {
 					continue // must cover the whole file
+				}
+				if st, err := stale(g, l.FieldID); err != nil || st {
+					if err != nil {
+						return nil, err
+					}
+					continue
 				}
 				rd, err := g.reader(l)
 				if err != nil {
