@@ -151,8 +151,8 @@ func TestGlobalIndexGroups(t *testing.T) {
 		// index of f0 may predate it and is not used for them.
 		{[]paimon.ManifestEntry{file("a", 0, 8), file("a2", 0, 8, "f0")}, ""},
 		{[]paimon.ManifestEntry{file("a", 0, 8, "f0", "f1"), file("a2", 0, 8, "f0")}, ""},
-		{[]paimon.ManifestEntry{file("a", 0, 8), file("b", 4, 8)}, ""},      // b is not covered: a stays
-		{[]paimon.ManifestEntry{file("a", 0, 4), file("c", 20, 8)}, "a"},    // c is not covered
+		{[]paimon.ManifestEntry{file("a", 0, 8), file("b", 4, 8)}, ""},   // b is not covered: a stays
+		{[]paimon.ManifestEntry{file("a", 0, 4), file("c", 20, 8)}, "a"}, // c is not covered
 		{[]paimon.ManifestEntry{file("a", 0, 4), file("d", 4, 4), file("e", 8, 1)}, "a d"},
 	} {
 		skip, err := s.globalIndexSkips(ctx, fs.IndexEntries, c.files)
