@@ -162,6 +162,13 @@ func appendBTreeBlock(out []byte, kvs []blockEntry) ([]byte, int) {
 // btreeValueKey is the BTree key of a row value (no normalisation: -0.0
 // stays -0.0; NaN canonical).
 func btreeValueKey(t types.DataType, k kind, v any) (key, error) {
+	if k == kindBigDecimal {
+		d, ok := v.(predicate.Decimal)
+		if !ok || d.Unscaled == nil || d.Scale != t.Scale {
+			return key{}, fmt.Errorf("fileindex: value %v (%T) for %s", v, v, t)
+		}
+		return key{s: string(toByteArray(d.Unscaled))}, nil
+	}
 	if k == kindTSNanos {
 		ts, ok := v.(predicate.Timestamp)
 		if !ok || ts.NanoOfMilli < 0 || ts.NanoOfMilli > 999_999 {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/big"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
@@ -22,7 +23,7 @@ import (
 //	FLOAT              4 bytes LE of Float.floatToIntBits
 //	DOUBLE             8 bytes LE of Double.doubleToLongBits
 //	DECIMAL(p <= 18)   8 bytes LE of the unscaled long
-//	DECIMAL(p > 18)    BigInteger.toByteArray of the unscaled value (not used here)
+//	DECIMAL(p > 18)    BigInteger.toByteArray of the unscaled value (big endian)
 //	CHAR, VARCHAR      the UTF-8 bytes (no length prefix)
 //	TIMESTAMP[_LTZ](p) p <= 3: 8 bytes LE millis; p > 3: 8 bytes LE millis,
 //	                   then varint nano-of-milli (0..999999)
@@ -38,8 +39,13 @@ import (
 // key.n nano-of-milli.
 const kindTSNanos kind = 100
 
+// kindBigDecimal is a DECIMAL(p > 18) as a BTree key: key.s holds
+// BigInteger.toByteArray of the unscaled value (big-endian two's
+// complement, minimal length), compared numerically.
+const kindBigDecimal kind = 101
+
 // btreeKind is the key kind of a BTree index on a column of type t;
-// kindNone when the keys are not decoded (DECIMAL(p > 18), CHAR: the
+// kindNone when the keys are not decoded (CHAR: the
 // literal rules of a padded CHAR are not vouched for, as for file indexes).
 func btreeKind(t types.DataType) kind {
 	switch t.Root {
@@ -48,6 +54,9 @@ func btreeKind(t types.DataType) kind {
 	case types.Decimal:
 		if t.Precision <= 18 {
 			return kindInt64
+		}
+		if t.Precision <= 38 {
+			return kindBigDecimal
 		}
 		return kindNone
 	case types.Timestamp, types.TimestampLTZ:
@@ -68,6 +77,11 @@ func decodeBTreeKey(k kind, b []byte) (key, error) {
 	want := k.width()
 	switch k {
 	case kindString:
+		return key{s: string(b)}, nil
+	case kindBigDecimal:
+		if len(b) == 0 || len(b) > 17 { // 38 digits fit in 16 bytes (+ sign)
+			return key{}, fmt.Errorf("DECIMAL key of %d bytes", len(b))
+		}
 		return key{s: string(b)}, nil
 	case kindTSNanos:
 		if len(b) < 9 {
@@ -109,7 +123,7 @@ func decodeBTreeKey(k kind, b []byte) (key, error) {
 func encodeBTreeKey(k kind, v key) []byte {
 	le := binary.LittleEndian
 	switch k {
-	case kindString:
+	case kindString, kindBigDecimal:
 		return []byte(v.s)
 	case kindTSNanos:
 		b := le.AppendUint64(nil, uint64(v.i))
@@ -138,6 +152,9 @@ func encodeBTreeKey(k kind, v key) []byte {
 
 // btreeCompare orders two keys of kind k (Java's comparators).
 func btreeCompare(k kind, a, b key) int {
+	if k == kindBigDecimal {
+		return twosComplement([]byte(a.s)).Cmp(twosComplement([]byte(b.s)))
+	}
 	if k == kindTSNanos {
 		switch {
 		case a.i != b.i:
@@ -163,6 +180,13 @@ func cmpInt(a, b int64) int {
 // (ok false: no exact key, the index must not be used). lower widens a
 // float zero for lower bounds as boundProbe does.
 func btreeProbe(t types.DataType, k kind, lit predicate.Literal, lower bool) (key, bool) {
+	if k == kindBigDecimal {
+		d, ok := lit.(predicate.Decimal)
+		if !ok || d.Scale != t.Scale || d.Unscaled == nil {
+			return key{}, false
+		}
+		return key{s: string(toByteArray(d.Unscaled))}, true
+	}
 	if k != kindTSNanos {
 		return boundProbe(t, k, lit, lower)
 	}
@@ -183,7 +207,7 @@ func btreeProbe(t types.DataType, k kind, lit predicate.Literal, lower bool) (ke
 
 // btreeEqProbes are the keys equal to lit (both zeros for a float zero).
 func btreeEqProbes(t types.DataType, k kind, lit predicate.Literal) ([]key, bool) {
-	if k != kindTSNanos {
+	if k != kindTSNanos && k != kindBigDecimal {
 		return eqProbes(t, k, lit)
 	}
 	v, ok := btreeProbe(t, k, lit, false)
@@ -191,4 +215,36 @@ func btreeEqProbes(t types.DataType, k kind, lit predicate.Literal) ([]key, bool
 		return nil, false
 	}
 	return []key{v}, true
+}
+
+// toByteArray is Java's BigInteger.toByteArray: the minimal big-endian
+// two's complement bytes (at least one).
+func toByteArray(v *big.Int) []byte {
+	if v.Sign() >= 0 {
+		b := v.Bytes()
+		if len(b) == 0 || b[0]&0x80 != 0 {
+			b = append([]byte{0}, b...)
+		}
+		return b
+	}
+	// -v - 1 has the complemented bits of v.
+	m := new(big.Int).Neg(v)
+	m.Sub(m, big.NewInt(1))
+	b := m.Bytes()
+	for i := range b {
+		b[i] = ^b[i]
+	}
+	if len(b) == 0 || b[0]&0x80 == 0 {
+		b = append([]byte{0xff}, b...)
+	}
+	return b
+}
+
+// twosComplement decodes big-endian two's complement bytes.
+func twosComplement(b []byte) *big.Int {
+	v := new(big.Int).SetBytes(b)
+	if len(b) > 0 && b[0]&0x80 != 0 {
+		v.Sub(v, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	return v
 }

@@ -48,6 +48,14 @@ func TestBTreeKeyBytes(t *testing.T) {
 		{types.NewString(), "", ""},
 		{types.NewDecimal(10, 2), predicate.Decimal{Unscaled: big.NewInt(1234), Scale: 2}, "d204000000000000"},
 		{types.NewDecimal(18, 0), predicate.Decimal{Unscaled: big.NewInt(-1), Scale: 0}, "ffffffffffffffff"},
+		// DECIMAL(p > 18): BigInteger.toByteArray (minimal big-endian two's complement).
+		{types.NewDecimal(20, 2), predicate.Decimal{Unscaled: big.NewInt(1234), Scale: 2}, "04d2"},
+		{types.NewDecimal(20, 2), predicate.Decimal{Unscaled: big.NewInt(128), Scale: 2}, "0080"},
+		{types.NewDecimal(20, 2), predicate.Decimal{Unscaled: big.NewInt(0), Scale: 2}, "00"},
+		{types.NewDecimal(20, 2), predicate.Decimal{Unscaled: big.NewInt(-1), Scale: 2}, "ff"},
+		{types.NewDecimal(20, 2), predicate.Decimal{Unscaled: big.NewInt(-128), Scale: 2}, "80"},
+		{types.NewDecimal(20, 2), predicate.Decimal{Unscaled: big.NewInt(-129), Scale: 2}, "ff7f"},
+		{types.NewDecimal(38, 0), predicate.Decimal{Unscaled: new(big.Int).Lsh(big.NewInt(1), 64), Scale: 0}, "010000000000000000"},
 		{types.NewTimestamp(3), predicate.Timestamp{Millis: 1_700_000_000_123}, "7b68e5cf8b010000"},
 		{types.NewTimestampLTZ(3), predicate.Timestamp{Millis: -1}, "ffffffffffffffff"},
 		// p > 3: millis, then varint nano-of-milli (123456 = 0x1e240).
@@ -75,7 +83,7 @@ func TestBTreeKeyBytes(t *testing.T) {
 			t.Fatalf("%s %s: decodes to %+v, want %+v", c.typ, c.hex, back, kv)
 		}
 	}
-	for _, typ := range []types.DataType{types.NewChar(3), types.NewDecimal(20, 2), types.NewBytes(), {Root: types.Array}} {
+	for _, typ := range []types.DataType{types.NewChar(3), types.NewBytes(), {Root: types.Array}} {
 		if btreeKind(typ) != kindNone {
 			t.Fatalf("%s keys decoded", typ)
 		}
@@ -88,6 +96,7 @@ func TestBTreeKeyBytes(t *testing.T) {
 		{types.NewBoolean(), "02"}, {types.NewInt(), "010203"}, {types.NewBigInt(), "01020304"},
 		{types.NewTimestamp(6), "0000000000000000"}, {types.NewTimestamp(6), "000000000000000080"},
 		{types.NewTimestamp(6), "0000000000000000c0843d"}, // 1000000 ns of a milli
+		{types.NewDecimal(20, 2), ""},
 	} {
 		b, _ := hex.DecodeString(c.hex)
 		if _, err := decodeBTreeKey(btreeKind(c.typ), b); err == nil {
@@ -105,7 +114,7 @@ func TestBTreeReaderRandom(t *testing.T) {
 	colTypes := []types.DataType{types.NewBoolean(), {Root: types.TinyInt, Nullable: true}, {Root: types.SmallInt, Nullable: true},
 		types.NewInt(), types.NewBigInt(), types.NewFloat(), types.NewDouble(), types.NewString(), types.NewDate(),
 		types.NewTimestamp(3), types.NewTimestamp(6), types.NewTimestamp(9), types.NewTimestampLTZ(3), types.NewTimestampLTZ(6),
-		types.NewDecimal(10, 2), types.NewDecimal(18, 4)}
+		types.NewDecimal(10, 2), types.NewDecimal(18, 4), types.NewDecimal(20, 2), types.NewDecimal(38, 10)}
 	answered := map[string]int{}
 	nanos := func(ct types.DataType, v any, lit bool) any {
 		ts, ok := v.(predicate.Timestamp)

@@ -20,7 +20,7 @@
 // It also decodes BTree global index files (btree.go: key → row ordinals in
 // an SST layout, with its null bitmap) and answers leaves with them
 // (btree_reader.go, keys of every type Java's KeySerializer writes except
-// DECIMAL(p > 18) and CHAR, btree_keys.go: the ordinals whose key
+// CHAR, btree_keys.go: the ordinals whose key
 // satisfies the leaf; the scan uses them for primary-key tables,
 // paimon/scan/globalindex_btree.go, and row-tracking append tables,
 // paimon/scan/globalindex.go). BuildBTree writes such files. A BTree index
