@@ -228,6 +228,7 @@ func (s *Scan) globalIndexSkips(ctx context.Context, idx []paimon.IndexManifestE
 		lo, hi int64 // inclusive
 		name   string
 		skip   bool
+		sel    *roaring.Bitmap // the file positions left (nil: not narrowed)
 		f      *paimon.DataFileMeta
 		group  int
 	}
@@ -348,6 +349,9 @@ func (s *Scan) globalIndexSkips(ctx context.Context, idx []paimon.IndexManifestE
 				return nil, err
 			}
 			sp.skip = res.IsSkip()
+			if !res.IsSkip() && !res.IsRemain() {
+				sp.sel = res.Selection()
+			}
 		}
 	}
 	out := map[string]bool{}
@@ -364,6 +368,16 @@ func (s *Scan) globalIndexSkips(ctx context.Context, idx []paimon.IndexManifestE
 			for k := i; k < end; k++ {
 				out[spans[k].name] = true
 			}
+		} else if end-i == 1 && spans[i].sel != nil {
+			// A file alone with its row ids: read only the positions the
+			// index left (the reader ignores this for merged and
+			// data-evolution splits, whose rows depend on other files).
+			s.globalMu.Lock()
+			if s.globalRows == nil {
+				s.globalRows = map[string]*roaring.Bitmap{}
+			}
+			s.globalRows[spans[i].name] = spans[i].sel.Clone()
+			s.globalMu.Unlock()
 		}
 	}
 	return out, nil

@@ -146,6 +146,7 @@ func TestGlobalIndexBTreeAppend(t *testing.T) {
 			if got := on.plan.Stats.FilesPrunedGlobalIndex; got != c.skipped {
 				t.Fatalf("split %v, %s: global index skipped %d files, want %d", split, c.filter, got, c.skipped)
 			}
+			t.Logf("split %v, %s: %d rows, %d files skipped, %d rows skipped reading", split, c.filter, len(on.rows), on.plan.Stats.FilesPrunedGlobalIndex, on.read.RowsSkippedIndex.Load())
 		}
 	}
 	// Half of each range's rows indexed: nothing may be skipped.
@@ -268,6 +269,51 @@ func TestGlobalIndexBTreeStale(t *testing.T) {
 		}
 		if got := skip[c.files[0].File.FileName]; got != c.want {
 			t.Errorf("files %v: skipped %v, want %v", c.files, got, c.want)
+		}
+	}
+}
+
+// TestGlobalIndexBTreeAppendNarrows: on the same table with data evolution
+// off (a row-tracking append table: each file alone with its row ids), the
+// kept file is read only at the positions the BTree index selects; the rows
+// equal those with indexes ignored.
+func TestGlobalIndexBTreeAppendNarrows(t *testing.T) {
+	dir := btreeAppendTable(t, map[int32]bool{1: true}, false)
+	sch := filepath.Join(dir, "schema", "schema-0")
+	b, err := os.ReadFile(sch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb := strings.Replace(string(b), `"data-evolution.enabled" : "true"`, `"data-evolution.enabled" : "false"`, 1)
+	if nb == string(b) {
+		t.Fatal("schema-0 has no data-evolution option to turn off")
+	}
+	if err := os.WriteFile(sch, []byte(nb), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		filter      string
+		rows        int
+		rowsSkipped int64
+	}{
+		{"f0 = 'Alice'", 2, 6},
+		{"f1 = 20", 3, 5},
+		{"f2 IS NULL", 1, 7},
+		{"f0 IN ('Bob', 'Lucy') AND f1 = 10", 2, 6}, // rows {1,4,5} ∩ {0,1,2,3,5}
+		{"f0 = 'Alice' OR f3 = 1.0", 2, 0},          // f3 has no index
+	} {
+		on := runIndexQueryAnd(t, dir, c.filter, false)
+		off := runIndexQueryAnd(t, dir, c.filter, true)
+		slices.Sort(on.rows)
+		slices.Sort(off.rows)
+		if len(on.rows) != c.rows || !slices.Equal(on.rows, off.rows) {
+			t.Fatalf("%s: %d rows with the index, %d without; want %d", c.filter, len(on.rows), len(off.rows), c.rows)
+		}
+		if got := on.read.RowsSkippedIndex.Load(); got != c.rowsSkipped {
+			t.Fatalf("%s: %d rows skipped reading, want %d", c.filter, got, c.rowsSkipped)
+		}
+		if off.read.RowsSkippedIndex.Load() != 0 {
+			t.Fatalf("%s: indexes ignored but rows were skipped", c.filter)
 		}
 	}
 }
