@@ -2,6 +2,7 @@ package fileindex
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -21,7 +22,12 @@ type BTreeReader struct {
 	keys  []key // decoded Entries keys
 	idx   *BTreeIndex
 	nulls *roaring.Bitmap // ordinals with a NULL key
-	total int64           // ordinals are in [0, total)
+
+	// memo: answers by leaf (a scan asks the same leaf once per source
+	// file; each answer scans every entry). Answers are never modified.
+	mu    sync.Mutex
+	memo  map[*predicate.Leaf]Result
+	total int64 // ordinals are in [0, total)
 }
 
 // NewBTreeReader returns a reader over idx for a column of type typ whose
@@ -79,21 +85,38 @@ func (r *BTreeReader) Type() string { return "btree" }
 // IS NULL / IS NOT NULL from the null bitmap; STARTS WITH and literals
 // without an exact key are Remain.
 func (r *BTreeReader) Eval(l *predicate.Leaf) (Result, error) {
+	r.mu.Lock()
+	res, ok := r.memo[l]
+	r.mu.Unlock()
+	if ok {
+		return res, nil
+	}
+	res = r.eval(l)
+	r.mu.Lock()
+	if r.memo == nil {
+		r.memo = map[*predicate.Leaf]Result{}
+	}
+	r.memo[l] = res
+	r.mu.Unlock()
+	return res, nil
+}
+
+func (r *BTreeReader) eval(l *predicate.Leaf) Result {
 	var match func(k key) bool
 	switch l.Op {
 	case predicate.IsNull:
-		return Rows(r.nulls.Clone()), nil
+		return Rows(r.nulls.Clone())
 	case predicate.IsNotNull:
 		match = func(key) bool { return true }
 	case predicate.Eq, predicate.NotEq, predicate.In, predicate.NotIn:
 		if (l.Op == predicate.Eq || l.Op == predicate.NotEq) && len(l.Literals) != 1 || len(l.Literals) == 0 {
-			return Remain, nil
+			return Remain
 		}
 		var probes []key
 		for _, lit := range l.Literals {
 			ks, ok := btreeEqProbes(r.typ, r.kind, lit)
 			if !ok {
-				return Remain, nil
+				return Remain
 			}
 			probes = append(probes, ks...)
 		}
@@ -108,12 +131,12 @@ func (r *BTreeReader) Eval(l *predicate.Leaf) (Result, error) {
 		}
 	case predicate.Lt, predicate.LtEq, predicate.Gt, predicate.GtEq:
 		if len(l.Literals) != 1 {
-			return Remain, nil
+			return Remain
 		}
 		lower := l.Op == predicate.Gt || l.Op == predicate.GtEq
 		b, ok := btreeProbe(r.typ, r.kind, l.Literals[0], lower)
 		if !ok {
-			return Remain, nil
+			return Remain
 		}
 		op := l.Op
 		match = func(k key) bool {
@@ -122,7 +145,7 @@ func (r *BTreeReader) Eval(l *predicate.Leaf) (Result, error) {
 				op == predicate.Gt && c > 0 || op == predicate.GtEq && c >= 0
 		}
 	default: // STARTS WITH and anything else
-		return Remain, nil
+		return Remain
 	}
 	bm := roaring.New()
 	for i, e := range r.idx.Entries {
@@ -132,5 +155,5 @@ func (r *BTreeReader) Eval(l *predicate.Leaf) (Result, error) {
 			}
 		}
 	}
-	return Rows(bm), nil
+	return Rows(bm)
 }
