@@ -3,6 +3,7 @@ package fileindex
 import (
 	"bytes"
 	"encoding/hex"
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand"
@@ -209,4 +210,40 @@ func TestBTreeReaderRandom(t *testing.T) {
 		}
 	}
 	t.Logf("answered leaves: %v", answered)
+}
+
+// BenchmarkBTreeReader: opening (decoding every key) and answering one
+// equality leaf over an index of 100k distinct BIGINT and STRING keys.
+func BenchmarkBTreeReader(b *testing.B) {
+	for _, typ := range []types.DataType{types.NewBigInt(), types.NewString()} {
+		vals := make([]any, 100_000)
+		for i := range vals {
+			if typ.Root == types.BigInt {
+				vals[i] = int64(i * 7)
+			} else {
+				vals[i] = fmt.Sprintf("key-%07d", i)
+			}
+		}
+		body, err := BuildBTree(typ, vals, 256)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lit := vals[4242]
+		b.Run(typ.String(), func(b *testing.B) {
+			for range b.N {
+				ix, err := DecodeBTreeIndex(body)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rd, err := NewBTreeReader(ix, typ, int64(len(vals)))
+				if err != nil || rd == nil {
+					b.Fatal(err)
+				}
+				res, _ := rd.Eval(&predicate.Leaf{Type: typ, Op: predicate.Eq, Literals: []any{lit}})
+				if res.Selection().GetCardinality() != 1 {
+					b.Fatal("wrong answer")
+				}
+			}
+		})
+	}
 }
