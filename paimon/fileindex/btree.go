@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+
+	"github.com/RoaringBitmap/roaring/v2"
 )
 
 // BTree global index files (index type "btree" in the index manifest, with a
@@ -27,9 +29,14 @@ import (
 //	data block entry: key = serialized key (INT: 4 bytes little endian),
 //	        value = varint count n > 0, then n varint row ordinals
 //
+//	null bitmap: Roaring64NavigableMap.serializePortable of the ordinals
+//	        whose key is NULL (uint64 LE bucket count, per bucket uint32 LE
+//	        high bits + a portable 32-bit RoaringBitmap), then int32 LE
+//	        CRC-32 of those bytes; the handle's size excludes the CRC
+//
 // The decoder checks every length, offset, restart position and checksum;
-// it reads uncompressed blocks only, and does not read the bloom filter or
-// the null bitmap (their handles are reported).
+// it reads uncompressed blocks only, and does not read the bloom filter
+// (its handle is reported; Java writes none).
 
 const (
 	btreeMagic      = 0x50425449
@@ -40,9 +47,10 @@ const (
 // BTreeIndex is a decoded BTree global index file.
 type BTreeIndex struct {
 	Version    int32
-	Entries    []BTreeEntry // in file order (ascending key)
-	HasBloom   bool         // a bloom filter block exists (not decoded)
-	NullBitmap bool         // a null bitmap block exists (not decoded)
+	Entries    []BTreeEntry    // in file order (ascending key)
+	HasBloom   bool            // a bloom filter block exists (not decoded)
+	NullBitmap bool            // a null bitmap block exists
+	Nulls      *roaring.Bitmap // ordinals whose key is NULL (empty without a null bitmap)
 }
 
 // BTreeEntry is one key and the row ordinals holding it.
@@ -68,6 +76,14 @@ func DecodeBTreeIndex(data []byte) (*BTreeIndex, error) {
 	out.HasBloom = le.Uint64(f[0:]) != 0 || le.Uint32(f[8:]) != 0 || le.Uint64(f[12:]) != 0
 	out.NullBitmap = le.Uint64(f[32:]) != 0 || le.Uint32(f[40:]) != 0
 	body := len(data) - btreeFooterSize
+	out.Nulls = roaring.New()
+	if out.NullBitmap {
+		nb, err := btreeNulls(data[:body], int64(le.Uint64(f[32:])), int64(int32(le.Uint32(f[40:]))))
+		if err != nil {
+			return nil, err
+		}
+		out.Nulls = nb
+	}
 	idx, err := btreeBlock(data, body, int64(le.Uint64(f[20:])), int64(int32(le.Uint32(f[28:]))), "index block")
 	if err != nil {
 		return nil, err
@@ -93,11 +109,56 @@ func DecodeBTreeIndex(data []byte) (*BTreeIndex, error) {
 	return out, nil
 }
 
+// btreeNulls decodes the null bitmap block [off, off+size) followed by its
+// CRC. Ordinals must fit in 31 bits (the callers' row counts do).
+func btreeNulls(data []byte, off, size int64) (*roaring.Bitmap, error) {
+	if off < 0 || size <= 0 || off > int64(len(data)) || size > int64(len(data))-off-4 {
+		return nil, fmt.Errorf("btree index: null bitmap [%d, +%d) outside the file", off, size)
+	}
+	blk := data[off : off+size]
+	if got, want := binary.LittleEndian.Uint32(data[off+size:]), crc32.ChecksumIEEE(blk); got != want {
+		return nil, fmt.Errorf("btree index: null bitmap checksum %#x, want %#x", got, want)
+	}
+	// Roaring64NavigableMap portable: uint64 LE bucket count, per bucket
+	// uint32 LE high 32 bits and a portable RoaringBitmap of the low bits.
+	if len(blk) < 8 {
+		return nil, fmt.Errorf("btree index: null bitmap of %d bytes", len(blk))
+	}
+	n := binary.LittleEndian.Uint64(blk)
+	rest := blk[8:]
+	out := roaring.New()
+	for i := uint64(0); i < n; i++ {
+		if len(rest) < 4 {
+			return nil, fmt.Errorf("btree index: null bitmap: bucket %d truncated", i)
+		}
+		high := binary.LittleEndian.Uint32(rest)
+		bm, used, err := readBitmap(rest[4:], "btree index: null bitmap")
+		if err != nil {
+			return nil, err
+		}
+		rest = rest[4+used:]
+		if bm.IsEmpty() {
+			continue
+		}
+		if high != 0 || bm.Maximum() >= 1<<31 {
+			return nil, fmt.Errorf("btree index: null ordinal beyond 2^31")
+		}
+		out.Or(bm)
+	}
+	if len(rest) != 0 {
+		return nil, fmt.Errorf("btree index: %d bytes after the null bitmap", len(rest))
+	}
+	return out, nil
+}
+
 type blockEntry struct{ key, value []byte }
 
 // btreeBlock decodes the block [off, off+size) of data (limited to the first
 // limit bytes) and checks its trailer.
+// The index block may be empty (UNALIGNED with 0 entries: a file whose
+// keys are all NULL); a data block may not.
 func btreeBlock(data []byte, limit int, off, size int64, what string) ([]blockEntry, error) {
+	allowEmpty := what == "index block"
 	if off < 0 || size < 5 || off > int64(limit) || size > int64(limit)-off-blockTrailer {
 		return nil, fmt.Errorf("btree index: %s [%d, +%d) outside the file", what, off, size)
 	}
@@ -122,7 +183,7 @@ func btreeBlock(data []byte, limit int, off, size int64, what string) ([]blockEn
 			return nil, fmt.Errorf("btree index: %s at %d: aligned entry size %d does not divide %d bytes", what, off, n, end)
 		}
 	case 1:
-		if n <= 0 || n > (len(blk)-5)/4 {
+		if n < 0 || n == 0 && !allowEmpty || n > (len(blk)-5)/4 {
 			return nil, fmt.Errorf("btree index: %s at %d: bad entry count %d", what, off, n)
 		}
 		end = len(blk) - 5 - 4*n
@@ -145,7 +206,7 @@ func btreeBlock(data []byte, limit int, off, size int64, what string) ([]blockEn
 		}
 		out = append(out, blockEntry{k, v})
 	}
-	if len(out) == 0 || typ == 1 && len(out) != n || typ == 0 && len(out) != end/n {
+	if len(out) == 0 && !allowEmpty || typ == 1 && len(out) != n || typ == 0 && len(out) != end/n {
 		return nil, fmt.Errorf("btree index: %s at %d: %d entries do not match the block's layout", what, off, len(out))
 	}
 	return out, nil

@@ -1,8 +1,8 @@
 package fileindex
 
 import (
-	"encoding/binary"
 	"fmt"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -12,105 +12,148 @@ import (
 
 // BTreeReader answers predicates with a decoded BTree global index: the
 // row ordinals (0-based positions over the index's source rows) whose key
-// satisfies a leaf. NULL keys are not in the entries (they live in the
-// null bitmap, which is not decoded), so IS NULL stays unanswered; every
-// other comparison is exact since a NULL never satisfies it. Keys are
-// decoded for INT columns only (4 bytes little endian, the one
-// serialization verified on written files); other types stay unanswered.
+// satisfies a leaf. Keys are decoded per column type as Java's
+// KeySerializer writes them (btree_keys.go); NULL keys are the null
+// bitmap's ordinals, so IS NULL / IS NOT NULL are exact and a NULL never
+// satisfies a comparison.
 type BTreeReader struct {
-	idx   *BTreeIndex
 	typ   types.DataType
+	kind  kind
+	keys  []key // decoded Entries keys
+	idx   *BTreeIndex
+	nulls *roaring.Bitmap // ordinals with a NULL key
+
+	// memo: answers by leaf (a scan asks the same leaf once per source
+	// file; each answer scans every entry). Answers are never modified.
+	mu    sync.Mutex
+	memo  map[*predicate.Leaf]Result
 	total int64 // ordinals are in [0, total)
 }
 
 // NewBTreeReader returns a reader over idx for a column of type typ whose
-// source has total rows; nil when the type's keys are not decoded. It
-// fails (corrupt) when a key or ordinal does not fit.
+// source has total rows; nil (index not used) when the type's keys are not
+// decoded or the entries and null bitmap do not account for every source
+// row exactly once. It fails (corrupt) when a key or ordinal does not fit.
 func NewBTreeReader(idx *BTreeIndex, typ types.DataType, total int64) (*BTreeReader, error) {
-	if typ.Root != types.Int {
+	k := btreeKind(typ)
+	if k == kindNone {
 		return nil, nil
 	}
 	if total < 0 || total >= 1<<31 {
 		return nil, fmt.Errorf("btree index: %d source rows", total)
 	}
+	r := &BTreeReader{typ: typ, kind: k, idx: idx, total: total, keys: make([]key, len(idx.Entries))}
+	seen := roaring.New()
+	count := int64(0)
 	for i, e := range idx.Entries {
-		if len(e.Key) != 4 {
-			return nil, fmt.Errorf("btree index: entry %d: INT key of %d bytes", i, len(e.Key))
+		v, err := decodeBTreeKey(k, e.Key)
+		if err != nil {
+			return nil, fmt.Errorf("btree index: entry %d: %s %v", i, typ, err)
 		}
+		r.keys[i] = v
 		for _, o := range e.Ordinals {
 			if o >= total {
 				return nil, fmt.Errorf("btree index: entry %d: ordinal %d outside the %d source rows", i, o, total)
 			}
+			seen.Add(uint32(o))
+			count++
 		}
 	}
-	return &BTreeReader{idx: idx, typ: typ, total: total}, nil
+	nulls := idx.Nulls
+	if nulls == nil {
+		nulls = roaring.New()
+	}
+	if !nulls.IsEmpty() && int64(nulls.Maximum()) >= total {
+		return nil, fmt.Errorf("btree index: null ordinal %d outside the %d source rows", nulls.Maximum(), total)
+	}
+	r.nulls = nulls
+	count += int64(nulls.GetCardinality())
+	seen.Or(nulls)
+	// Every source row once: otherwise a row without an entry would be
+	// dropped by every answer. Java writes each row once; anything else
+	// is not used (as a mismatching source list is not).
+	if count != total || int64(seen.GetCardinality()) != total {
+		return nil, nil
+	}
+	return r, nil
 }
 
 // Type implements Reader.
 func (r *BTreeReader) Type() string { return "btree" }
 
-// Eval implements Reader.
+// Eval implements Reader: = <> < <= > >= IN NOT IN over the entries,
+// IS NULL / IS NOT NULL from the null bitmap; STARTS WITH and literals
+// without an exact key are Remain.
 func (r *BTreeReader) Eval(l *predicate.Leaf) (Result, error) {
-	var match func(k int64) bool
-	lits := make([]int64, 0, len(l.Literals))
-	for _, v := range l.Literals {
-		n, ok := intLiteral(v)
-		if !ok {
-			return Remain, nil
-		}
-		lits = append(lits, n)
+	r.mu.Lock()
+	res, ok := r.memo[l]
+	r.mu.Unlock()
+	if ok {
+		return res, nil
 	}
-	one := func() (int64, bool) { return firstOr(lits) }
+	res = r.eval(l)
+	r.mu.Lock()
+	if r.memo == nil {
+		r.memo = map[*predicate.Leaf]Result{}
+	}
+	r.memo[l] = res
+	r.mu.Unlock()
+	return res, nil
+}
+
+func (r *BTreeReader) eval(l *predicate.Leaf) Result {
+	var match func(k key) bool
 	switch l.Op {
-	case predicate.Eq, predicate.NotEq, predicate.Lt, predicate.LtEq, predicate.Gt, predicate.GtEq:
-		c, ok := one()
-		if !ok {
-			return Remain, nil
-		}
-		match = map[predicate.Op]func(int64) bool{
-			predicate.Eq: func(k int64) bool { return k == c }, predicate.NotEq: func(k int64) bool { return k != c },
-			predicate.Lt: func(k int64) bool { return k < c }, predicate.LtEq: func(k int64) bool { return k <= c },
-			predicate.Gt: func(k int64) bool { return k > c }, predicate.GtEq: func(k int64) bool { return k >= c },
-		}[l.Op]
-	case predicate.In, predicate.NotIn:
-		set := make(map[int64]bool, len(lits))
-		for _, v := range lits {
-			set[v] = true
-		}
-		in := l.Op == predicate.In
-		match = func(k int64) bool { return set[k] == in }
+	case predicate.IsNull:
+		return Rows(r.nulls.Clone())
 	case predicate.IsNotNull:
-		match = func(int64) bool { return true }
-	default: // IS NULL (null bitmap not decoded), STARTS WITH
-		return Remain, nil
+		match = func(key) bool { return true }
+	case predicate.Eq, predicate.NotEq, predicate.In, predicate.NotIn:
+		if (l.Op == predicate.Eq || l.Op == predicate.NotEq) && len(l.Literals) != 1 || len(l.Literals) == 0 {
+			return Remain
+		}
+		var probes []key
+		for _, lit := range l.Literals {
+			ks, ok := btreeEqProbes(r.typ, r.kind, lit)
+			if !ok {
+				return Remain
+			}
+			probes = append(probes, ks...)
+		}
+		in := l.Op == predicate.Eq || l.Op == predicate.In
+		match = func(k key) bool {
+			for _, p := range probes {
+				if btreeCompare(r.kind, k, p) == 0 {
+					return in
+				}
+			}
+			return !in
+		}
+	case predicate.Lt, predicate.LtEq, predicate.Gt, predicate.GtEq:
+		if len(l.Literals) != 1 {
+			return Remain
+		}
+		lower := l.Op == predicate.Gt || l.Op == predicate.GtEq
+		b, ok := btreeProbe(r.typ, r.kind, l.Literals[0], lower)
+		if !ok {
+			return Remain
+		}
+		op := l.Op
+		match = func(k key) bool {
+			c := btreeCompare(r.kind, k, b)
+			return op == predicate.Lt && c < 0 || op == predicate.LtEq && c <= 0 ||
+				op == predicate.Gt && c > 0 || op == predicate.GtEq && c >= 0
+		}
+	default: // STARTS WITH and anything else
+		return Remain
 	}
 	bm := roaring.New()
-	for _, e := range r.idx.Entries {
-		if match(int64(int32(binary.LittleEndian.Uint32(e.Key)))) {
+	for i, e := range r.idx.Entries {
+		if match(r.keys[i]) {
 			for _, o := range e.Ordinals {
 				bm.Add(uint32(o))
 			}
 		}
 	}
-	return Rows(bm), nil
-}
-
-func firstOr(v []int64) (int64, bool) {
-	if len(v) != 1 {
-		return 0, false
-	}
-	return v[0], true
-}
-
-// intLiteral is an INT literal as int64.
-func intLiteral(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int32:
-		return int64(x), true
-	case int64:
-		return x, true
-	case int:
-		return int64(x), true
-	}
-	return 0, false
+	return Rows(bm)
 }

@@ -18,9 +18,14 @@
 //     distinct values plus a bit-sliced index of each row's dictionary code).
 //
 // It also decodes BTree global index files (btree.go: key → row ordinals in
-// an SST layout) and answers leaves with them (btree_reader.go, INT keys:
-// the ordinals whose key satisfies the leaf; the scan uses them for
-// primary-key tables, paimon/scan/globalindex_btree.go).
+// an SST layout, with its null bitmap) and answers leaves with them
+// (btree_reader.go, keys of every type Java's KeySerializer writes except
+// CHAR, btree_keys.go: the ordinals whose key
+// satisfies the leaf; the scan uses them for primary-key tables,
+// paimon/scan/globalindex_btree.go, and row-tracking append tables,
+// paimon/scan/globalindex.go). BuildBTree writes such files. A BTree index
+// is used only when its entries and null bitmap hold every source row
+// exactly once.
 //
 // Invariants:
 //

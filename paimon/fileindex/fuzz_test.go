@@ -149,6 +149,21 @@ func FuzzBTreeIndex(f *testing.F) {
 	f.Add([]byte{})
 	f.Add(make([]byte, btreeFooterSize))
 	f.Add(btreeTestFile([]int32{1, 2}, [][]int64{{0, 5}, {1}}))
+	for _, c := range []struct {
+		t    types.DataType
+		vals []any
+	}{
+		{types.NewInt(), []any{int64(3), nil, int64(-1), int64(3), nil}},
+		{types.NewString(), []any{"a", "b", nil, "ab"}},
+		{types.NewTimestamp(6), []any{predicate.Timestamp{Millis: 5, NanoOfMilli: 1000}, nil}},
+		{types.NewDouble(), []any{nil, nil}},
+	} {
+		b, err := BuildBTree(c.t, c.vals, 2)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ix, err := DecodeBTreeIndex(data)
 		if err != nil {
@@ -160,23 +175,34 @@ func FuzzBTreeIndex(f *testing.F) {
 			}
 		}
 		// The reader refuses keys and ordinals that do not fit and answers
-		// every comparison within [0, total).
-		const total = 1 << 10
-		rd, err := NewBTreeReader(ix, types.NewInt(), total)
-		if err != nil || rd == nil {
+		// every comparison within [0, total) (total: the rows the entries
+		// and the null bitmap claim, so that a well-formed file is used).
+		total := int64(ix.Nulls.GetCardinality())
+		for _, e := range ix.Entries {
+			total += int64(len(e.Ordinals))
+		}
+		if total >= 1<<31 {
 			return
 		}
-		for _, op := range []predicate.Op{predicate.Eq, predicate.NotEq, predicate.Lt, predicate.GtEq, predicate.In, predicate.IsNotNull} {
-			lits := []predicate.Literal{int64(1)}
-			if op == predicate.IsNotNull {
-				lits = nil
+		for _, typ := range []types.DataType{types.NewInt(), types.NewString(), types.NewTimestamp(6), types.NewDouble(), types.NewBoolean()} {
+			rd, err := NewBTreeReader(ix, typ, total)
+			if err != nil || rd == nil {
+				continue
 			}
-			res, err := rd.Eval(&predicate.Leaf{Column: "k", Type: types.NewInt(), Op: op, Literals: lits})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !res.IsRemain() && !res.Selection().IsEmpty() && res.Selection().Maximum() >= total {
-				t.Fatalf("%v selects row %d of %d", op, res.Selection().Maximum(), total)
+			lit := map[types.Root]predicate.Literal{types.Int: int64(1), types.VarChar: "b", types.Timestamp: predicate.Timestamp{Millis: 1, NanoOfMilli: 1000},
+				types.Double: 0.0, types.Boolean: true}[typ.Root]
+			for _, op := range []predicate.Op{predicate.Eq, predicate.NotEq, predicate.Lt, predicate.GtEq, predicate.In, predicate.IsNotNull, predicate.IsNull} {
+				lits := []predicate.Literal{lit}
+				if op == predicate.IsNotNull || op == predicate.IsNull {
+					lits = nil
+				}
+				res, err := rd.Eval(&predicate.Leaf{Column: "k", Type: typ, Op: op, Literals: lits})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !res.IsRemain() && !res.Selection().IsEmpty() && int64(res.Selection().Maximum()) >= total {
+					t.Fatalf("%v selects row %d of %d", op, res.Selection().Maximum(), total)
+				}
 			}
 		}
 	})

@@ -30,6 +30,7 @@ type key struct {
 	i int64
 	f float64
 	s string
+	n int32 // nano-of-milli of a BTree TIMESTAMP(p > 3) key (kindTSNanos)
 }
 
 // width is the serialized size of fixed-width kinds (0 for strings).

@@ -121,8 +121,9 @@ type Scan struct {
 	tracking []int // indexes of row-tracking columns in readCols
 	descCols []int // indexes of blob-descriptor-field columns in readCols
 
-	// globalRows: file name → the file positions a primary-key BTree
-	// global index left for the filter (set by Plan, read by readers;
+	// globalRows: file name → the file positions a global index (the
+	// primary-key BTree index, or a bitmap/BTree index of a row-tracking
+	// append file alone with its row ids) left for the filter (set by Plan, read by readers;
 	// splits opened without planning have none).
 	globalMu   sync.Mutex
 	globalRows map[string]*roaring.Bitmap
