@@ -235,8 +235,12 @@ func TestUnreadStreamsBounded(t *testing.T) {
 	// Per admitted stream: the scan's prefetch (an output slot and a batch
 	// in hand per worker), the batch being sent, and up to gRPC's 16 MiB
 	// stream window buffered by the (in-process) client.
-	if bound := slots * (6*batch + 16<<20); growth > bound || growth/slots > rows*rowBytes/2 {
-		t.Fatalf("%d unread streams hold %d MiB (bound: %d admitted × (6 batches + 16 MiB) = %d MiB, and less than half the table each)", streams, growth>>20, slots, bound>>20)
+	// The second check says no stream holds the whole table: the per-stream
+	// bound (6 batches + 16 MiB = 58 MiB) is itself about half this table,
+	// and the heap is shared with the package's parallel tests, so it
+	// allows up to three quarters (a stream buffering the table holds 100%).
+	if bound := slots * (6*batch + 16<<20); growth > bound || growth/slots > rows*rowBytes*3/4 {
+		t.Fatalf("%d unread streams hold %d MiB (bound: %d admitted × (6 batches + 16 MiB) = %d MiB, and under three quarters of the table each)", streams, growth>>20, slots, bound>>20)
 	}
 	// The queued streams give up with ResourceExhausted.
 	waitQueued(t, srv, 0, 10*time.Second)
