@@ -202,13 +202,12 @@ func TestMergeFeaturesRefused(t *testing.T) {
 		{map[string]string{"merge-engine": "aggregation", "fields.v.aggregate-function": "hll_sketch"}, `column v: aggregate function hll_sketch`},
 		{map[string]string{"merge-engine": "aggregation", "fields.default-aggregate-function": "no_such_fn"}, `column ts: unknown aggregate function "no_such_fn"`},
 		{map[string]string{"merge-engine": "aggregation", "deletion-vectors.enabled": "true"}, "merge-engine aggregation with deletion vectors"},
-		{map[string]string{"merge-engine": "aggregation", "aggregation.remove-record-on-delete": "true"}, "aggregation.remove-record-on-delete"},
 		{map[string]string{"merge-engine": "no-such-engine"}, `merge-engine "no-such-engine"`},
 		{map[string]string{"merge-engine": "first-row", "deletion-vectors.enabled": "true"}, "merge-engine first-row with deletion vectors"},
 		{map[string]string{"merge-engine": "partial-update", "deletion-vectors.enabled": "true"}, "merge-engine partial-update with deletion vectors"},
 		{map[string]string{"sequence.field": "ts", "deletion-vectors.enabled": "true"}, "sequence.field with deletion vectors"},
 		{map[string]string{"merge-engine": "partial-update", "fields.ts.sequence-group": "v"}, "sequence groups"},
-		{map[string]string{"merge-engine": "partial-update", "partial-update.remove-record-on-delete": "true"}, "partial-update.remove-record-on-delete"},
+		{map[string]string{"merge-engine": "partial-update", "partial-update.remove-record-on-sequence-group": "ts"}, "partial-update.remove-record-on-sequence-group"},
 	} {
 		opts := map[string]string{"bucket": "1"}
 		for k, v := range c.opts {
