@@ -27,6 +27,11 @@ type CompactOptions struct {
 	Mem memory.Allocator
 	// Progress, when set, is called after each bucket with done/total buckets.
 	Progress func(done, total int64)
+	// Partitions, when not nil, limits compaction to the partitions matching
+	// one of the specs (partition key → value, as CALL sys.compact's
+	// partitions argument 'k1=v1,k2=v2;k1=v3'); a key that is not a
+	// partition key or a value that does not parse is an error.
+	Partitions []map[string]string
 }
 
 // Compact compacts a table and commits the result as ONE
@@ -61,6 +66,9 @@ func (t *Table) Compact(ctx context.Context, opts CompactOptions) (int64, error)
 	}
 	live, err := t.liveEntries(ctx, latest)
 	if err != nil {
+		return 0, err
+	}
+	if live, err = t.partitionFilter(live, opts.Partitions); err != nil {
 		return 0, err
 	}
 	var dvs *dvIndex
@@ -477,9 +485,13 @@ func (t *Table) compactAppend(ctx context.Context, mem memory.Allocator, opts Co
 	if err != nil {
 		return 0, err
 	}
+	selected, err := t.partitionFilter(live, opts.Partitions)
+	if err != nil {
+		return 0, err
+	}
 	groups := map[string][]paimon.ManifestEntry{}
 	var order []string
-	for _, e := range live {
+	for _, e := range selected {
 		k := bucketKey(e.Partition, int(e.Bucket))
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
