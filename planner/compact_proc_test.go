@@ -93,3 +93,21 @@ func TestCompactProcedureArguments(t *testing.T) {
 		}
 	}
 }
+
+func TestHousekeepingPaimonArguments(t *testing.T) {
+	e, _ := emptyWarehouse(t)
+	mustUpdate(t, e, "CREATE DATABASE s")
+	mustUpdate(t, e, "CREATE TABLE s.t (k INT, v INT)")
+	mustUpdate(t, e, "INSERT INTO s.t VALUES (1, 1)")
+	mustUpdate(t, e, "CALL sys.remove_orphan_files(`table` => 's.t', dry_run => true, parallelism => 4, mode => 'local')")
+	mustUpdate(t, e, "CALL sys.remove_orphan_files('s.t', '', 'true', '2', 'distributed')")
+	for _, c := range []struct{ sql, want string }{
+		{"CALL sys.expire_snapshots(`table` => 's.t', options => 'snapshot.num-retained.max=1')", "argument options"},
+		{"CALL sys.remove_orphan_files(`table` => 's.t', mode => 'remote')", "mode must be"},
+		{"CALL sys.remove_orphan_files(`table` => 's.t', parallelism => 0)", "parallelism must be"},
+	} {
+		if _, err := execUpdate(t, e, c.sql); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.sql, err, c.want)
+		}
+	}
+}

@@ -19,6 +19,13 @@ import (
 //	CALL sys.expire_snapshots(table => 'db.t', retain_max => 5, retain_min => 1,
 //	                          older_than => '2024-01-01 00:00:00', max_deletes => 10)
 //	CALL sys.remove_orphan_files(table => 'db.t', older_than => '2024-01-01 00:00:00', dry_run => true)
+//	CALL sys.compact(table => 'db.t', partitions => 'dt=a;dt=b', compact_strategy => 'full')
+//
+// Argument names and positional order are those of Paimon's Flink
+// procedures; remove_orphan_files' parallelism and mode (execution knobs)
+// are accepted and have no effect; expire_snapshots' options and
+// compact's sort / where / options / idle-time / buckets arguments are
+// refused by name.
 //
 // The update count is the number of snapshots expired, or of orphan files
 // removed (found, for a dry run).
@@ -51,8 +58,8 @@ type procCall struct {
 }
 
 var procParams = map[string][]string{
-	"sys.expire_snapshots":    {"table", "retain_max", "retain_min", "older_than", "max_deletes"},
-	"sys.remove_orphan_files": {"table", "older_than", "dry_run"},
+	"sys.expire_snapshots":    {"table", "retain_max", "retain_min", "older_than", "max_deletes", "options"},
+	"sys.remove_orphan_files": {"table", "older_than", "dry_run", "parallelism", "mode"},
 	"sys.create_tag":          {"table", "tag", "snapshot_id", "time_retained"},
 	"sys.delete_tag":          {"table", "tag"},
 	"sys.create_branch":       {"table", "branch", "tag"},
@@ -74,6 +81,21 @@ func (e *Engine) prepareHousekeeping(ctx context.Context, c *parse.Call, sess Se
 	args, err := procArgs(proc, params, c)
 	if err != nil {
 		return nil, true, err
+	}
+	// Arguments of Paimon's procedures that only tune its execution are
+	// accepted; those that change the result are refused by name.
+	if v := strings.TrimSpace(args["options"]); v != "" {
+		return nil, true, unsupportedf("%s argument options (table option overrides)", proc)
+	}
+	switch m := strings.ToLower(strings.TrimSpace(args["mode"])); m {
+	case "", "local", "distributed":
+	default:
+		return nil, true, invalidf("%s: mode must be 'local' or 'distributed', got %q", proc, args["mode"])
+	}
+	if v := strings.TrimSpace(args["parallelism"]); v != "" {
+		if n, err := strconv.Atoi(v); err != nil || n < 1 {
+			return nil, true, invalidf("%s: parallelism must be a positive integer, got %q", proc, v)
+		}
 	}
 	tableArg := args["table"]
 	if tableArg == "" {
