@@ -59,6 +59,10 @@ type Merger struct {
 	// IgnoreDelete (partial-update only: Java's AggregateMergeFunction does
 	// not look at ignore-delete, whose retractions the writer drops on input).
 	IgnoreDelete bool
+	// NoReduce applies the merge function to a lone record too, as Java's
+	// lookup compaction (LookupMergeFunction, used with deletion vectors
+	// when level-0 files are compacted) does instead of the reducer wrapper.
+	NoReduce bool
 
 	out  []Cell
 	init []bool // first_value / first_non_null_value: a value was taken
@@ -77,7 +81,7 @@ func (m *Merger) Merge(g Records, ncols int) (kind int8, last int, err error) {
 	}
 	m.out, m.init = m.out[:ncols], m.init[:ncols]
 	n := g.Len()
-	if n == 1 { // ReducerMergeFunctionWrapper: a lone record is the result
+	if n == 1 && !m.NoReduce { // ReducerMergeFunctionWrapper: a lone record is the result
 		for c := range m.out {
 			m.out[c] = Cell{Rec: 0}
 		}

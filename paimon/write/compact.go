@@ -291,11 +291,23 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 		}
 	}
 	var lookup map[string][]dvLoc
+	// Aggregation and partial-update with deletion vectors: Java's lookup
+	// compaction (LookupMergeFunction + LookupChangelogMergeFunctionWrapper)
+	// merges a key found only in level 0 with the looked-up live row of the
+	// lowest higher level, and applies the merge function to every group,
+	// lone records too, whenever level-0 files are compacted.
+	withValues := dvMode && (rule.engine == engineAggregation || rule.engine == enginePartialUpdate)
+	hasL0 := false
+	for _, f := range inputs {
+		hasL0 = hasL0 || f.File.Level == 0
+	}
+	lookupMerge := withValues && hasL0
 	keyTypes := make([]types.DataType, len(t.pkIdx))
 	for i, ki := range t.pkIdx {
 		keyTypes[i] = t.fields[ki].Type
 	}
 	var out []mergedRow
+	var lookedUp []rowRef
 	keyVals := make([]any, len(t.pkIdx))
 	for i := 0; i < len(perm); {
 		j := i + 1
@@ -314,7 +326,7 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 		if dvMode && !full && inL0 && !inUpper {
 			if lookup == nil {
 				var err error
-				if lookup, err = t.buildLookup(ctx, mem, files, inputSet, dvs); err != nil {
+				if lookup, err = t.buildLookup(ctx, mem, files, inputSet, dvs, withValues, &rd); err != nil {
 					return err
 				}
 			}
@@ -325,6 +337,15 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 			kb, err := binrow.Encode(keyTypes, keyVals)
 			if err != nil {
 				return err
+			}
+			var high *dvLoc
+			for i, loc := range lookup[string(kb)] {
+				if high == nil || loc.level < high.level {
+					high = &lookup[string(kb)][i]
+				}
+			}
+			if withValues && high != nil {
+				lookedUp = append(lookedUp[:0], high.ref)
 			}
 			for _, loc := range lookup[string(kb)] {
 				bm := newDVs[loc.file]
@@ -337,12 +358,23 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 			}
 		}
 		group = group[:0]
+		if len(lookedUp) > 0 {
+			// KeyValueBuffer.insertInto: the looked-up row goes before the
+			// first record it does not precede in (sequence.field, sequence).
+			group = append(group, lookedUp...)
+			lookedUp = lookedUp[:0]
+		}
 		for _, p := range perm[i:j] {
 			group = append(group, refs[p])
 		}
+		if len(group) > j-i {
+			sort.SliceStable(group, func(a, b int) bool {
+				return rule.cmpOrder(rd.recs[group[a].rec], group[a], rd.recs[group[b].rec], group[b], off) < 0
+			})
+		}
 		// The output is the top level or a deletion-vector level: a
 		// winning retraction is dropped.
-		m, ok, err := rule.merge(group, kindOf, recOf, off, len(t.fields), true)
+		m, ok, err := rule.merge(group, kindOf, recOf, off, len(t.fields), true, lookupMerge)
 		if err != nil {
 			return fmt.Errorf("table %s: compact bucket %d: %w", t.root, files[0].Bucket, err)
 		}
@@ -399,13 +431,16 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 }
 
 type dvLoc struct {
-	file string
-	pos  int64
+	file  string
+	pos   int64
+	level int32
+	ref   rowRef // withValues: the row, in rd
 }
 
 // buildLookup maps every live key of the bucket's files that are not
-// compaction inputs (level >= 1) to its positions.
-func (t *Table) buildLookup(ctx context.Context, mem memory.Allocator, files []paimon.ManifestEntry, inputs map[string]bool, dvs *dvIndex) (map[string][]dvLoc, error) {
+// compaction inputs (level >= 1) to its positions; withValues reads whole
+// rows (sequence number, kind, fields) into rd and points dvLoc.ref at them.
+func (t *Table) buildLookup(ctx context.Context, mem memory.Allocator, files []paimon.ManifestEntry, inputs map[string]bool, dvs *dvIndex, withValues bool, rd *kvRead) (map[string][]dvLoc, error) {
 	out := map[string][]dvLoc{}
 	keyFields := make([]types.DataField, len(t.pkIdx))
 	keyTypes := make([]types.DataType, len(t.pkIdx))
@@ -419,21 +454,40 @@ func (t *Table) buildLookup(ctx context.Context, mem memory.Allocator, files []p
 			continue
 		}
 		dv := dvs.dvs[f.File.FileName]
-		name := f.File.FileName
-		err := t.readFile(ctx, mem, &f, keyFields, func(rec arrow.RecordBatch, first int64) error {
+		name, level := f.File.FileName, f.File.Level
+		fields := keyFields
+		if withValues {
+			fields = append([]types.DataField{format.SequenceNumberField(), format.ValueKindField()}, t.fields...)
+		}
+		err := t.readFile(ctx, mem, &f, fields, func(rec arrow.RecordBatch, first int64) error {
+			ri := int32(-1)
+			if withValues {
+				rec.Retain()
+				ri = int32(len(rd.recs))
+				rd.recs = append(rd.recs, rec)
+				rd.level = append(rd.level, level)
+			}
 			for i := 0; i < int(rec.NumRows()); i++ {
 				pos := first + int64(i)
 				if dv != nil && dv.Contains(uint32(pos)) {
 					continue
 				}
+				loc := dvLoc{file: name, pos: pos, level: level}
 				for c := range vals {
-					vals[c] = arrowrow.Value(rec.Column(c), i)
+					if withValues {
+						vals[c] = arrowrow.Value(rec.Column(2+t.pkIdx[c]), i)
+					} else {
+						vals[c] = arrowrow.Value(rec.Column(c), i)
+					}
+				}
+				if withValues {
+					loc.ref = rowRef{rec: ri, row: int32(i), seq: rec.Column(0).(*array.Int64).Value(i)}
 				}
 				kb, err := binrow.Encode(keyTypes, vals)
 				if err != nil {
 					return err
 				}
-				out[string(kb)] = append(out[string(kb)], dvLoc{file: name, pos: pos})
+				out[string(kb)] = append(out[string(kb)], loc)
 			}
 			return nil
 		})

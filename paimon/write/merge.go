@@ -87,10 +87,11 @@ func (t *Table) parseMergeRule(s *paimon.TableSchema) (mergeRule, error) {
 			return r, fmt.Errorf("%w: table %s: sequence.field with deletion vectors is not supported by the writer", paimon.ErrUnsupported, t.root)
 		}
 	case engineFirstRow, enginePartialUpdate:
-		// Deletion-vector compaction assumes the newest record of a key
-		// replaces the older ones; these engines keep or merge the older one.
-		if dv {
-			return r, fmt.Errorf("%w: table %s: merge-engine %s with deletion vectors is not supported by the writer", paimon.ErrUnsupported, t.root, r.engine)
+		// first-row: Java refuses deletion vectors too (its lookup
+		// compaction never deletes old rows). partial-update: compaction
+		// merges level-0 records with the looked-up older row (compactBucket).
+		if dv && r.engine == engineFirstRow {
+			return r, fmt.Errorf("%w: table %s: merge-engine %s with deletion vectors is not supported (Java refuses it: the engine never deletes old rows)", paimon.ErrUnsupported, t.root, r.engine)
 		}
 		if r.engine == enginePartialUpdate {
 			if err := aggfunc.CheckPartialUpdate(s.Options); err != nil {
@@ -99,9 +100,6 @@ func (t *Table) parseMergeRule(s *paimon.TableSchema) (mergeRule, error) {
 			r.removeRecordOnDelete = s.OptionBool("partial-update.remove-record-on-delete", false)
 		}
 	case engineAggregation:
-		if dv {
-			return r, fmt.Errorf("%w: table %s: merge-engine aggregation with deletion vectors is not supported by the writer", paimon.ErrUnsupported, t.root)
-		}
 		r.removeRecordOnDelete = s.OptionBool("aggregation.remove-record-on-delete", false)
 		for k := range s.Options {
 			if strings.HasSuffix(k, ".sequence-group") {
@@ -227,7 +225,7 @@ func (r *mergeRule) checkInput(k int8) error {
 // merge folds the records of one key, given in cmpOrder. It returns false
 // when no record remains. dropRetract drops a winning retraction (output at
 // the top level); otherwise a deduplicate retraction is kept.
-func (r *mergeRule) merge(group []rowRef, kindOf func(rowRef) int8, recOf func(rowRef) arrow.RecordBatch, off, nFields int, dropRetract bool) (mergedRow, bool, error) {
+func (r *mergeRule) merge(group []rowRef, kindOf func(rowRef) int8, recOf func(rowRef) arrow.RecordBatch, off, nFields int, dropRetract, lookup bool) (mergedRow, bool, error) {
 	switch r.engine {
 	case engineFirstRow:
 		for _, g := range group {
@@ -241,7 +239,7 @@ func (r *mergeRule) merge(group []rowRef, kindOf func(rowRef) int8, recOf func(r
 		}
 		return mergedRow{}, false, nil
 	case enginePartialUpdate, engineAggregation:
-		return r.aggregate(group, kindOf, recOf, off, nFields, dropRetract)
+		return r.aggregate(group, kindOf, recOf, off, nFields, dropRetract, lookup)
 	}
 	last := group[len(group)-1]
 	k := kindOf(last)
@@ -277,8 +275,8 @@ func (g *groupRecords) Compare(i, j, c int) int {
 // result has the key and sequence number of the record Merger names; its
 // kind is +I, or -D/-U (a lone retraction, a remove-record-on-delete -D, a
 // partial-update group without +I), which the caller drops at the top level.
-func (r *mergeRule) aggregate(group []rowRef, kindOf func(rowRef) int8, recOf func(rowRef) arrow.RecordBatch, off, nFields int, dropRetract bool) (mergedRow, bool, error) {
-	mg := aggfunc.Merger{PartialUpdate: r.engine == enginePartialUpdate, Funcs: r.funcs,
+func (r *mergeRule) aggregate(group []rowRef, kindOf func(rowRef) int8, recOf func(rowRef) arrow.RecordBatch, off, nFields int, dropRetract, lookup bool) (mergedRow, bool, error) {
+	mg := aggfunc.Merger{PartialUpdate: r.engine == enginePartialUpdate, Funcs: r.funcs, NoReduce: lookup,
 		RemoveRecordOnDelete: r.removeRecordOnDelete, IgnoreDelete: r.ignoreDelete && r.engine == enginePartialUpdate}
 	g := &groupRecords{group: group, kindOf: kindOf, recOf: recOf, off: off}
 	kind, last, err := mg.Merge(g, nFields)

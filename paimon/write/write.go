@@ -374,7 +374,7 @@ func (w *Writer) flushPK(ctx context.Context, b *pkBucket, fw *dataFileWriter) e
 		for j < len(refs) && cmp(refs[i], refs[j]) == 0 {
 			j++
 		}
-		m, ok, err := rule.merge(refs[i:j], kindOf, recOf, 0, len(w.t.fields), false)
+		m, ok, err := rule.merge(refs[i:j], kindOf, recOf, 0, len(w.t.fields), false, false)
 		if err != nil {
 			return fmt.Errorf("table %s: %w", w.t.root, err)
 		}
