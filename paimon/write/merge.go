@@ -242,6 +242,20 @@ func (r *mergeRule) merge(group []rowRef, kindOf func(rowRef) int8, recOf func(r
 		return r.aggregate(group, kindOf, recOf, off, nFields, dropRetract, lookup)
 	}
 	last := group[len(group)-1]
+	if r.ignoreDelete && len(group) > 1 {
+		// DeduplicateMergeFunction with ignore-delete skips retractions
+		// (files written before the option was set may hold them); with
+		// only retractions it has no result.
+		found := false
+		for i := len(group) - 1; i >= 0 && !found; i-- {
+			if !isRetract(kindOf(group[i])) {
+				last, found = group[i], true
+			}
+		}
+		if !found {
+			return mergedRow{}, false, nil
+		}
+	}
 	k := kindOf(last)
 	if dropRetract && isRetract(k) {
 		return mergedRow{}, false, nil

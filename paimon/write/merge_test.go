@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/scan"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
@@ -360,5 +363,45 @@ func TestAggregationWithDeletionVectors(t *testing.T) {
 	}
 	if got, want := readTable(t, mem, tbl, scan.Options{}), []string{"9|-4|<nil>"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("lone -D: %v, want %v", got, want)
+	}
+}
+
+// TestDeduplicateIgnoreDeleteCompaction: retractions already in files
+// (written before ignore-delete was set) are skipped by compaction as
+// Java's DeduplicateMergeFunction does, never deleting the key.
+func TestDeduplicateIgnoreDeleteCompaction(t *testing.T) {
+	mem := checkedMem(t)
+	b := array.NewRecordBuilder(mem, arrow.NewSchema([]arrow.Field{
+		{Name: "seq", Type: arrow.PrimitiveTypes.Int64}, {Name: "kind", Type: arrow.PrimitiveTypes.Int8},
+		{Name: "k", Type: arrow.PrimitiveTypes.Int32}, {Name: "v", Type: arrow.PrimitiveTypes.Int32}}, nil))
+	defer b.Release()
+	for i, kind := range []int8{0, 3, 1, 3} {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		b.Field(1).(*array.Int8Builder).Append(kind)
+		b.Field(2).(*array.Int32Builder).Append(1)
+		b.Field(3).(*array.Int32Builder).Append(int32(10 + i))
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	recOf := func(rowRef) arrow.RecordBatch { return rec }
+	kindOf := func(r rowRef) int8 { return rec.Column(1).(*array.Int8).Value(int(r.row)) }
+	refs := func(rows ...int32) []rowRef {
+		var out []rowRef
+		for _, r := range rows {
+			out = append(out, rowRef{row: r, seq: int64(r)})
+		}
+		return out
+	}
+	rule := &mergeRule{engine: engineDeduplicate, ignoreDelete: true}
+	m, ok, err := rule.merge(refs(0, 1), kindOf, recOf, 2, 2, true, false)
+	if err != nil || !ok || m.ref.row != 0 || m.kind != 0 {
+		t.Fatalf("+I, -D with ignore-delete: %+v %v %v", m, ok, err)
+	}
+	if _, ok, err := rule.merge(refs(1, 2, 3), kindOf, recOf, 2, 2, true, false); err != nil || ok {
+		t.Fatalf("only retractions with ignore-delete: %v %v", ok, err)
+	}
+	rule.ignoreDelete = false
+	if _, ok, err := rule.merge(refs(0, 1), kindOf, recOf, 2, 2, true, false); err != nil || ok {
+		t.Fatalf("+I, -D: %v %v", ok, err)
 	}
 }
