@@ -97,7 +97,7 @@ type MergeSpec struct {
 	// (listagg delimiter, distinct), per output column; NewMergeReader
 	// builds them with default options when nil.
 	Funcs        []*aggfunc.Func
-	IgnoreDelete bool // ignore-delete
+	IgnoreDelete bool // ignore-delete (deduplicate, first-row, partial-update; Java's aggregation ignores it)
 	// RemoveRecordOnDelete: partial-update.remove-record-on-delete or
 	// aggregation.remove-record-on-delete.
 	RemoveRecordOnDelete bool
