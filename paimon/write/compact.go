@@ -520,4 +520,3 @@ func (t *Table) writeDVIndex(ctx context.Context, names *nameFactory, part []byt
 	return paimon.IndexManifestEntry{Kind: paimon.FileKindAdd, Partition: part, Bucket: int32(bucket), IndexFile: paimon.IndexFileMeta{
 		IndexType: dvIndexType, FileName: name, FileSize: int64(len(data)), RowCount: int64(len(ranges)), DVRanges: ranges}}, p, nil
 }
-
