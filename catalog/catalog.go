@@ -103,6 +103,12 @@ type Compactor interface {
 	Compact(ctx context.Context, full bool) error
 }
 
+// PartitionCompactor compacts only the partitions matching one of specs
+// (partition key → value; CALL sys.compact's partitions argument).
+type PartitionCompactor interface {
+	CompactPartitions(ctx context.Context, full bool, specs []map[string]string) error
+}
+
 // ExpireRequest is CALL sys.expire_snapshots: fields left zero are not
 // bounded (Java's ExpireConfig builder defaults: retain at least 1, at most
 // unlimited, no time bound, no limit per call), not the table options.

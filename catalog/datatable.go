@@ -380,6 +380,16 @@ func (t *DataTable) Compact(ctx context.Context, full bool) error {
 	return err
 }
 
+// CompactPartitions implements PartitionCompactor.
+func (t *DataTable) CompactPartitions(ctx context.Context, full bool, specs []map[string]string) error {
+	wt, err := t.writeTable(ctx, "sys.compact")
+	if err != nil {
+		return err
+	}
+	_, err = wt.Compact(ctx, write.CompactOptions{Full: full, Partitions: specs})
+	return err
+}
+
 // ExpireSnapshots implements SnapshotExpirer (CALL sys.expire_snapshots).
 func (t *DataTable) ExpireSnapshots(ctx context.Context, req ExpireRequest) (int, error) {
 	wt, err := t.writeTable(ctx, "sys.expire_snapshots")

@@ -307,37 +307,9 @@ func (e *Engine) prepareCall(ctx context.Context, c *parse.Call, sess Session) (
 		return st, err
 	}
 	if c.Proc != "sys.compact" && c.Proc != "compact" {
-		return nil, unsupportedf("procedure %s (supported: sys.compact, sys.expire_snapshots, sys.remove_orphan_files, sys.create_tag, sys.delete_tag, sys.create_branch, sys.delete_branch)", c.Proc)
+		return nil, unsupportedf("procedure %s (supported: sys.compact, sys.expire_snapshots, sys.remove_orphan_files, sys.create_tag, sys.delete_tag, sys.create_branch, sys.delete_branch, sys.rollback_to)", c.Proc)
 	}
-	if len(c.Args) < 1 || len(c.Args) > 2 {
-		return nil, invalidf("sys.compact takes 'db.table' and optionally 'full', got %d argument(s)", len(c.Args))
-	}
-	st := &Statement{e: e, kind: kindCompact}
-	if len(c.Args) == 2 {
-		switch strings.ToLower(c.Args[1]) {
-		case "full":
-			st.full = true
-		case "minor", "":
-		default:
-			return nil, invalidf("sys.compact: second argument %q must be 'full'", c.Args[1])
-		}
-	}
-	var tn sqlparser.TableName
-	db, tab, ok := strings.Cut(c.Args[0], ".")
-	if !ok {
-		tab, db = db, ""
-	}
-	tn.Name = sqlparser.NewTableIdent(tab)
-	tn.Qualifier = sqlparser.NewTableIdent(db)
-	t, name, err := e.resolveTable(ctx, tn, sess)
-	if err != nil {
-		return nil, err
-	}
-	if _, ok := t.(catalog.Compactor); !ok {
-		return nil, unsupportedf("sys.compact on table %s (it does not support compaction)", name)
-	}
-	st.table, st.tableName = t, name
-	return st, nil
+	return e.prepareCompact(ctx, c, sess)
 }
 
 // IsUpdate reports whether the statement is DELETE or CALL.
@@ -512,10 +484,7 @@ func (s *Statement) ExecuteUpdate(ctx context.Context, params []any) (int64, err
 		}
 		return n, nil
 	case kindCompact:
-		if err := s.table.(catalog.Compactor).Compact(ctx, s.full); err != nil {
-			return 0, fmt.Errorf("sys.compact(%s): %w", s.tableName, err)
-		}
-		return 0, nil
+		return s.runCompact(ctx)
 	case kindHousekeeping:
 		return s.runHousekeeping(ctx)
 	case kindDDL:

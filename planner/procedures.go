@@ -19,6 +19,13 @@ import (
 //	CALL sys.expire_snapshots(table => 'db.t', retain_max => 5, retain_min => 1,
 //	                          older_than => '2024-01-01 00:00:00', max_deletes => 10)
 //	CALL sys.remove_orphan_files(table => 'db.t', older_than => '2024-01-01 00:00:00', dry_run => true)
+//	CALL sys.compact(table => 'db.t', partitions => 'dt=a;dt=b', compact_strategy => 'full')
+//
+// Argument names and positional order are those of Paimon's Flink
+// procedures; remove_orphan_files' parallelism and mode (execution knobs)
+// are accepted and have no effect; expire_snapshots' options and
+// compact's sort / where / options / idle-time / buckets arguments are
+// refused by name.
 //
 // The update count is the number of snapshots expired, or of orphan files
 // removed (found, for a dry run).
@@ -46,11 +53,13 @@ type procCall struct {
 	names    []string // tags or branches (delete_* take a comma-separated list)
 	fromTag  string
 	snapshot int64
+	// compact: partition specs (nil: every partition)
+	partitions []map[string]string
 }
 
 var procParams = map[string][]string{
-	"sys.expire_snapshots":    {"table", "retain_max", "retain_min", "older_than", "max_deletes"},
-	"sys.remove_orphan_files": {"table", "older_than", "dry_run"},
+	"sys.expire_snapshots":    {"table", "retain_max", "retain_min", "older_than", "max_deletes", "options"},
+	"sys.remove_orphan_files": {"table", "older_than", "dry_run", "parallelism", "mode"},
 	"sys.create_tag":          {"table", "tag", "snapshot_id", "time_retained"},
 	"sys.delete_tag":          {"table", "tag"},
 	"sys.create_branch":       {"table", "branch", "tag"},
@@ -72,6 +81,21 @@ func (e *Engine) prepareHousekeeping(ctx context.Context, c *parse.Call, sess Se
 	args, err := procArgs(proc, params, c)
 	if err != nil {
 		return nil, true, err
+	}
+	// Arguments of Paimon's procedures that only tune its execution are
+	// accepted; those that change the result are refused by name.
+	if v := strings.TrimSpace(args["options"]); v != "" {
+		return nil, true, unsupportedf("%s argument options (table option overrides)", proc)
+	}
+	switch m := strings.ToLower(strings.TrimSpace(args["mode"])); m {
+	case "", "local", "distributed":
+	default:
+		return nil, true, invalidf("%s: mode must be 'local' or 'distributed', got %q", proc, args["mode"])
+	}
+	if v := strings.TrimSpace(args["parallelism"]); v != "" {
+		if n, err := strconv.Atoi(v); err != nil || n < 1 {
+			return nil, true, invalidf("%s: parallelism must be a positive integer, got %q", proc, v)
+		}
 	}
 	tableArg := args["table"]
 	if tableArg == "" {
@@ -220,4 +244,104 @@ func (s *Statement) runHousekeeping(ctx context.Context) (int64, error) {
 		return int64(n), nil
 	}
 	return 0, invalidf("unknown procedure")
+}
+
+// compactParams are the arguments of Paimon's compact procedure, in the
+// order of Flink's CompactProcedure (positional arguments follow it).
+var compactParams = []string{"table", "partitions", "order_strategy", "order_by", "options", "where", "partition_idle_time", "compact_strategy", "buckets"}
+
+// prepareCompact plans CALL sys.compact(table => 'db.t', partitions =>
+// 'k1=v1,k2=v2;k1=v3', compact_strategy => 'full' | 'minor'). The other
+// arguments of Paimon's procedure (sort compaction, options, where, idle
+// time, buckets) are refused by name. For compatibility a second
+// positional argument 'full' or 'minor' (no '=') is the compact strategy.
+func (e *Engine) prepareCompact(ctx context.Context, c *parse.Call, sess Session) (*Statement, error) {
+	const proc = "sys.compact"
+	cc := *c
+	if len(cc.Args) == 2 && !strings.Contains(cc.Args[1], "=") {
+		switch strings.ToLower(strings.TrimSpace(cc.Args[1])) {
+		case "full", "minor", "":
+			if _, dup := cc.Named["compact_strategy"]; !dup {
+				cc.Named = map[string]string{"compact_strategy": cc.Args[1]}
+				for k, v := range c.Named {
+					cc.Named[k] = v
+				}
+				cc.Args = cc.Args[:1]
+			}
+		}
+	}
+	args, err := procArgs(proc, compactParams, &cc)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range compactParams[2:] {
+		if n == "compact_strategy" || strings.TrimSpace(args[n]) == "" {
+			continue
+		}
+		return nil, unsupportedf("%s argument %s (supported: table, partitions, compact_strategy)", proc, n)
+	}
+	st := &Statement{e: e, kind: kindCompact, proc: &procCall{}}
+	switch v := strings.ToLower(strings.TrimSpace(args["compact_strategy"])); v {
+	case "full":
+		st.full = true
+	case "minor", "":
+	default:
+		return nil, invalidf("%s: compact_strategy must be 'full' or 'minor', got %q", proc, args["compact_strategy"])
+	}
+	if p := args["partitions"]; strings.TrimSpace(p) != "" {
+		// Paimon's ParameterUtils.getPartitions: specs split on ';', each
+		// 'k=v' pairs split on ',' and '=', keys and values trimmed.
+		for _, spec := range strings.Split(p, ";") {
+			m := map[string]string{}
+			if strings.TrimSpace(spec) != "" {
+				for _, kv := range strings.Split(spec, ",") {
+					k, v, ok := strings.Cut(kv, "=")
+					if !ok {
+						return nil, invalidf("%s: invalid partition %q in partitions (use 'key=value[,key=value][;...]')", proc, kv)
+					}
+					m[strings.TrimSpace(k)] = strings.TrimSpace(v)
+				}
+			}
+			st.proc.partitions = append(st.proc.partitions, m)
+		}
+	}
+	tableArg := strings.TrimSpace(args["table"])
+	if tableArg == "" {
+		return nil, invalidf("%s: argument table ('db.table') is required", proc)
+	}
+	var tn sqlparser.TableName
+	db, tab, ok := strings.Cut(tableArg, ".")
+	if !ok {
+		tab, db = db, ""
+	}
+	tn.Name = sqlparser.NewTableIdent(tab)
+	tn.Qualifier = sqlparser.NewTableIdent(db)
+	t, name, err := e.resolveTable(ctx, tn, sess)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := t.(catalog.Compactor); !ok {
+		return nil, unsupportedf("%s on table %s (it does not support compaction)", proc, name)
+	}
+	if st.proc.partitions != nil {
+		if _, ok := t.(catalog.PartitionCompactor); !ok {
+			return nil, unsupportedf("%s with partitions on table %s", proc, name)
+		}
+	}
+	st.table, st.tableName = t, name
+	return st, nil
+}
+
+// runCompact executes a planned sys.compact.
+func (s *Statement) runCompact(ctx context.Context) (int64, error) {
+	var err error
+	if s.proc != nil && s.proc.partitions != nil {
+		err = s.table.(catalog.PartitionCompactor).CompactPartitions(ctx, s.full, s.proc.partitions)
+	} else {
+		err = s.table.(catalog.Compactor).Compact(ctx, s.full)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("sys.compact(%s): %w", s.tableName, err)
+	}
+	return 0, nil
 }

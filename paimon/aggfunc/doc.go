@@ -16,6 +16,12 @@
 //   - Overflow of an integer or decimal sum/product is an error (Java throws
 //     ArithmeticException), never a wrapped value. FLOAT arithmetic is done
 //     in float32, as Java does.
+//   - Merger is the one fold of a key's records for the aggregation and
+//     partial-update engines (reader, write buffer, compaction): Java's
+//     AggregateMergeFunction / PartialUpdateMergeFunction behind
+//     ReducerMergeFunctionWrapper (a lone record is returned unchanged;
+//     NoReduce for Java's lookup compaction). Its result kind may be -U/-D;
+//     callers drop those where Java's DropDeleteReader does.
 //   - A function Paimon does not have, or that this package does not
 //     implement (count, sketches, bitmaps, nested_update, ...), fails Parse
 //     with an error naming it and the column; no table is read or written

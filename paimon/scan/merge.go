@@ -97,7 +97,7 @@ type MergeSpec struct {
 	// (listagg delimiter, distinct), per output column; NewMergeReader
 	// builds them with default options when nil.
 	Funcs        []*aggfunc.Func
-	IgnoreDelete bool // ignore-delete
+	IgnoreDelete bool // ignore-delete (deduplicate, first-row, partial-update; Java's aggregation ignores it)
 	// RemoveRecordOnDelete: partial-update.remove-record-on-delete or
 	// aggregation.remove-record-on-delete.
 	RemoveRecordOnDelete bool
@@ -209,7 +209,7 @@ type MergeReader struct {
 	err     error
 	refs    int64
 	group   []rec
-	sums    []aggState
+	merger  aggfunc.Merger
 
 	gather  bool
 	spans   []arrowrow.Span     // winning rows, as runs of consecutive rows of one batch of selFrom
@@ -269,7 +269,8 @@ func NewMergeReader(ctx context.Context, mem memory.Allocator, spec MergeSpec, r
 	if !m.gather {
 		m.bld = array.NewRecordBuilder(mem, spec.OutSchema)
 	}
-	m.sums = make([]aggState, len(spec.OutCols))
+	m.merger = aggfunc.Merger{PartialUpdate: spec.Engine == PartialUpdate, Funcs: spec.Funcs,
+		RemoveRecordOnDelete: spec.RemoveRecordOnDelete, IgnoreDelete: spec.IgnoreDelete && spec.Engine == PartialUpdate}
 	return m, nil
 }
 
@@ -645,184 +646,51 @@ func (m *MergeReader) mergeFirstRow() (bool, error) {
 	return false, nil
 }
 
-// mergePartialUpdate folds the non-null fields of later records over earlier ones.
-func (m *MergeReader) mergePartialUpdate() (bool, error) {
-	n := len(m.spec.OutCols)
-	src := make([]int, n) // index into m.group of the winning record per column, -1 = null
-	for i := range src {
-		src[i] = -1
+// groupRecords exposes m.group to aggfunc.Merger (columns are output columns).
+type groupRecords struct{ m *MergeReader }
+
+func (g groupRecords) Len() int        { return len(g.m.group) }
+func (g groupRecords) Kind(i int) int8 { return g.m.group[i].kind }
+func (g groupRecords) col(i, c int) arrow.Array {
+	return g.m.group[i].batch.Column(g.m.spec.OutCols[c])
+}
+func (g groupRecords) Null(i, c int) bool { return g.col(i, c).IsNull(g.m.group[i].row) }
+func (g groupRecords) Value(i, c int) any { return arrowrow.Value(g.col(i, c), g.m.group[i].row) }
+func (g groupRecords) Compare(i, j, c int) int {
+	return arrowrow.Compare(g.col(i, c), g.m.group[i].row, g.col(j, c), g.m.group[j].row)
+}
+
+// mergePartialUpdate and mergeAggregation fold the group with the merge
+// function shared with the writer (aggfunc.Merger, Java's
+// PartialUpdateMergeFunction / AggregateMergeFunction behind
+// ReducerMergeFunctionWrapper); a -U/-D result is dropped, as Java's
+// DropDeleteReader does.
+func (m *MergeReader) mergePartialUpdate() (bool, error) { return m.mergeFolded() }
+
+func (m *MergeReader) mergeAggregation() (bool, error) { return m.mergeFolded() }
+
+func (m *MergeReader) mergeFolded() (bool, error) {
+	g := groupRecords{m}
+	kind, _, err := m.merger.Merge(g, len(m.spec.OutCols))
+	if err != nil {
+		return false, err
 	}
-	deleted, seen := false, false
-	for gi, r := range m.group {
-		if isRetract(m.kind(r)) {
-			if m.spec.IgnoreDelete {
-				continue
-			}
-			if m.spec.RemoveRecordOnDelete {
-				if m.kind(r) == KindDelete {
-					deleted = true
-					for i := range src {
-						src[i] = -1
-					}
-				}
-				continue
-			}
-			return false, fmt.Errorf("partial-update merge engine cannot accept DELETE/UPDATE_BEFORE records by default (set 'ignore-delete' or 'partial-update.remove-record-on-delete')")
-		}
-		deleted, seen = false, true
-		for o, in := range m.spec.OutCols {
-			if !r.batch.Column(in).IsNull(r.row) {
-				src[o] = gi
-			}
-		}
-	}
-	if deleted || !seen {
+	if isRetract(kind) {
 		return false, nil
 	}
-	for o, in := range m.spec.OutCols {
-		if src[o] < 0 {
+	for o, cell := range m.merger.Result() {
+		switch {
+		case cell.Rec >= 0:
+			arrowrow.AppendFrom(m.bld.Field(o), g.col(cell.Rec, o), m.group[cell.Rec].row)
+		case cell.Val == nil:
 			m.bld.Field(o).AppendNull()
-			continue
-		}
-		r := m.group[src[o]]
-		arrowrow.AppendFrom(m.bld.Field(o), r.batch.Column(in), r.row)
-	}
-	return true, nil
-}
-
-// aggState accumulates one column of the aggregation merge engine.
-type aggState struct {
-	pick  int // index into group of the chosen record (min/max/first/last...), -1 none
-	value any // computed value (sum/product/count/bool_*), nil = NULL
-}
-
-func (m *MergeReader) mergeAggregation() (bool, error) {
-	n := len(m.spec.OutCols)
-	st := m.sums[:n]
-	for i := range st {
-		st[i] = aggState{pick: -1}
-	}
-	deleted := false
-	seen := false
-	for gi, r := range m.group {
-		kind := m.kind(r)
-		retract := isRetract(kind)
-		if retract && m.spec.IgnoreDelete {
-			continue
-		}
-		if retract && m.spec.RemoveRecordOnDelete && kind == KindDelete {
-			deleted = true
-			for i := range st {
-				st[i] = aggState{pick: -1}
-			}
-			continue
-		}
-		deleted = false
-		seen = true
-		for o, in := range m.spec.OutCols {
-			col := r.batch.Column(in)
-			if retract && len(m.spec.IgnoreRetract) > o && m.spec.IgnoreRetract[o] {
-				continue
-			}
-			if err := m.aggOne(&st[o], o, gi, in, col, r.row, retract); err != nil {
+		default:
+			if err := arrowrow.AppendValue(m.bld.Field(o), cell.Val); err != nil {
 				return false, fmt.Errorf("column %s: %w", m.spec.OutSchema.Field(o).Name, err)
 			}
 		}
 	}
-	if deleted || !seen {
-		return false, nil
-	}
-	for o, in := range m.spec.OutCols {
-		s := st[o]
-		switch m.spec.Aggs[o] {
-		case AggSum, AggProduct, AggBoolAnd, AggBoolOr, AggListagg, AggCollect, AggMergeMap:
-			if err := arrowrow.AppendValue(m.bld.Field(o), s.value); err != nil {
-				return false, err
-			}
-		default:
-			if s.pick < 0 {
-				m.bld.Field(o).AppendNull()
-				continue
-			}
-			r := m.group[s.pick]
-			arrowrow.AppendFrom(m.bld.Field(o), r.batch.Column(in), r.row)
-		}
-	}
 	return true, nil
-}
-
-func (m *MergeReader) aggOne(s *aggState, o, gi, in int, col arrow.Array, row int, retract bool) error {
-	fn := m.spec.Aggs[o]
-	isNull := col.IsNull(row)
-	switch fn {
-	case AggPrimaryKey:
-		s.pick = gi // every record of the group carries the same key
-	case AggLastValue:
-		if retract {
-			s.pick = -1
-			return nil
-		}
-		s.pick = gi
-	case AggLastNonNullValue:
-		if retract {
-			if !isNull {
-				s.pick = -1
-			}
-			return nil
-		}
-		if !isNull {
-			s.pick = gi
-		}
-	case AggFirstValue:
-		if retract {
-			return retractErr(fn)
-		}
-		if s.pick < 0 && s.value == nil {
-			s.pick = gi
-			s.value = true // marks "seen" even when the first value is NULL
-		}
-	case AggFirstNonNullValue:
-		if retract {
-			return retractErr(fn)
-		}
-		if s.pick < 0 && !isNull {
-			s.pick = gi
-		}
-	case AggMin, AggMax:
-		if retract {
-			return retractErr(fn)
-		}
-		if isNull {
-			return nil
-		}
-		if s.pick < 0 {
-			s.pick = gi
-			return nil
-		}
-		p := m.group[s.pick]
-		c := arrowrow.Compare(col, row, p.batch.Column(in), p.row)
-		if (fn == AggMin && c < 0) || (fn == AggMax && c > 0) {
-			s.pick = gi
-		}
-	default:
-		f := m.spec.Funcs[o]
-		if f == nil || f.Picks() {
-			return fmt.Errorf("aggregate function %q is not supported", fn)
-		}
-		v := arrowrow.Value(col, row)
-		var err error
-		if retract {
-			s.value, err = f.Retract(s.value, v)
-		} else {
-			s.value, err = f.Agg(s.value, v)
-		}
-		return err
-	}
-	return nil
-}
-
-func retractErr(fn AggFunc) error {
-	return fmt.Errorf("aggregate function %q does not support retraction; set 'fields.<field>.ignore-retract' = 'true' to ignore retract messages", fn)
 }
 
 // Schema implements array.RecordReader.

@@ -126,18 +126,30 @@ func model(spec MergeSpec, recs []mrec) (outRow, bool, error) {
 			return outRow{r.key, r.v1, r.v2}, true, nil
 		}
 		return outRow{}, false, nil
-	case PartialUpdate:
+	}
+	// Java's ReducerMergeFunctionWrapper: a lone record is the result as is;
+	// DropDeleteReader drops a retraction.
+	if len(recs) == 1 {
+		r := recs[0]
+		return outRow{r.key, r.v1, r.v2}, !isRetract(r.kind), nil
+	}
+	switch spec.Engine {
+	case PartialUpdate: // PartialUpdateMergeFunction, remove-record-on-delete
 		var out outRow
-		deleted := false
+		deleted, meetInsert, filled := false, false, false
 		for _, r := range recs {
+			deleted = false
 			if isRetract(r.kind) {
+				if !filled { // initRow from the first retraction
+					out, filled = outRow{r.key, r.v1, r.v2}, true
+				}
 				if r.kind == KindDelete {
 					deleted = true
-					out = outRow{}
+					out = outRow{r.key, r.v1, r.v2}
 				}
 				continue
 			}
-			deleted = false
+			meetInsert, filled = true, true
 			out.k = r.key
 			if r.v1 != nil {
 				out.v1 = r.v1
@@ -146,32 +158,28 @@ func model(spec MergeSpec, recs []mrec) (outRow, bool, error) {
 				out.v2 = r.v2
 			}
 		}
-		return out, !deleted && out.k != 0, nil
-	default: // aggregation: k primary-key, v1 sum, v2 max
+		return out, !deleted && meetInsert, nil
+	default: // AggregateMergeFunction: k primary-key, v1 sum, v2 max (ignore-retract)
 		var out outRow
-		seen := false
 		for _, r := range recs {
 			retract := isRetract(r.kind)
-			seen = true
 			out.k = r.key
 			if r.v1 != nil {
-				cur := int64(0)
-				had := out.v1 != nil
-				if had {
-					cur = *out.v1
-				}
 				v := *r.v1
 				if retract {
 					v = -v
 				}
-				n := cur + v
+				n := v
+				if out.v1 != nil {
+					n += *out.v1
+				}
 				out.v1 = &n
 			}
 			if !retract && r.v2 != nil && (out.v2 == nil || *r.v2 > *out.v2) {
 				out.v2 = r.v2
 			}
 		}
-		return out, seen, nil
+		return out, true, nil
 	}
 }
 

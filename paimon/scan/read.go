@@ -657,23 +657,22 @@ func (s *Scan) mergeSpec() (MergeSpec, []types.DataField, error) {
 		spec.UserSeqCols = append(spec.UserSeqCols, nk+2+idx)
 	}
 	spec.UserSeqDesc = strings.EqualFold(sc.Option("sequence.field.sort-order", "ascending"), "descending")
-	engine := string(s.info.mergeEngine)
-	spec.IgnoreDelete = sc.IgnoreDelete() || sc.OptionBool(engine+".ignore-delete", false)
+	// ignore-delete with its fallback keys (Java's CoreOptions.IGNORE_DELETE;
+	// there is no aggregation.ignore-delete, and Java's aggregation merge
+	// function ignores the option: the writer drops retractions on input).
+	spec.IgnoreDelete = aggfunc.IgnoreDelete(sc.Options)
 	switch s.info.mergeEngine {
 	case PartialUpdate:
-		spec.RemoveRecordOnDelete = sc.OptionBool("partial-update.remove-record-on-delete", false)
-		for k := range sc.Options {
-			if strings.HasSuffix(k, ".sequence-group") {
-				return spec, nil, fmt.Errorf("%w: partial-update option %q (sequence groups) is not supported yet", paimon.ErrUnsupported, k)
-			}
+		if err := aggfunc.CheckPartialUpdate(sc.Options); err != nil {
+			return spec, nil, err
 		}
+		spec.RemoveRecordOnDelete = sc.OptionBool("partial-update.remove-record-on-delete", false)
 	case Aggregation:
 		spec.RemoveRecordOnDelete = sc.OptionBool("aggregation.remove-record-on-delete", false)
 		pk := map[string]bool{}
 		for _, n := range sc.PrimaryKeys {
 			pk[n] = true
 		}
-		def := sc.Option("fields.default-aggregate-function", string(AggLastNonNullValue))
 		spec.Funcs = make([]*aggfunc.Func, len(s.readCols))
 		for i, f := range s.readCols {
 			if pk[f.Name] {
@@ -682,7 +681,7 @@ func (s *Scan) mergeSpec() (MergeSpec, []types.DataField, error) {
 				spec.Funcs[i] = &aggfunc.Func{Name: aggfunc.PrimaryKey, Field: f.Name}
 				continue
 			}
-			af, err := aggfunc.Parse(sc.Option("fields."+f.Name+".aggregate-function", def), f.Name, spec.OutSchema.Field(i).Type, sc.Option)
+			af, err := aggfunc.Parse(aggfunc.FuncName(sc.Options, f.Name, sc.SequenceFields()), f.Name, spec.OutSchema.Field(i).Type, sc.Option)
 			if err != nil {
 				return spec, nil, fmt.Errorf("%w: %v", paimon.ErrUnsupported, err)
 			}

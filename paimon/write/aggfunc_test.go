@@ -78,11 +78,20 @@ func TestComputedAggregatesOnWrite(t *testing.T) {
 	})
 	write([][]any{
 		{int64(3), int64(4), int64(5), dec(100), 2.0, "r", "r", true, true, []any{int64(9)}, []any{"a"}, mv("z", int64(1)), int64(0), "-D"},
+		// A lone -D stays a -D (ReducerMergeFunctionWrapper) and reads drop it.
+		{int64(4), int64(4), int64(5), dec(100), 2.0, "r", "r", true, true, []any{int64(9)}, []any{"a"}, mv("z", int64(1)), int64(0), "-D"},
+	})
+	// Key 3: the -D is retracted from an empty accumulator, then the +I is
+	// aggregated (AggregateMergeFunction.add): sum -4+1, product
+	// retract(null)=null then 6, decimal -1.00+0.50, float -2+0.5; collect
+	// and merge_map retract to null then take the input.
+	write([][]any{
+		{int64(3), int64(1), int64(6), dec(50), 0.5, "s", "s", false, true, []any{int64(7)}, []any{"b"}, mv("y", int64(2)), int64(4), "+I"},
 	})
 	wantRec := buildRecord(t, mem, fields[:len(fields)-1], [][]any{
 		{int64(1), int64(7), int64(4), dec(225), 0.25, "a|b", "x,y,z", false, true, []any{int64(1), int64(2)}, []any{"u", "v"}, mv("a", int64(10)), int64(9)},
 		{int64(2), int64(3), int64(3), dec(10), 1.0, "c", "x,q", true, false, []any{int64(5)}, []any{"u"}, mv("b", int64(2)), int64(1)},
-		{int64(3), int64(-4), nil, dec(-100), -2.0, nil, nil, nil, nil, nil, nil, nil, nil},
+		{int64(3), int64(-3), int64(6), dec(-50), -1.5, "s", "s", false, true, []any{int64(7)}, []any{"b"}, mv("y", int64(2)), int64(4)},
 	})
 	var want []string
 	for i := 0; i < int(wantRec.NumRows()); i++ {

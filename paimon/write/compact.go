@@ -27,6 +27,11 @@ type CompactOptions struct {
 	Mem memory.Allocator
 	// Progress, when set, is called after each bucket with done/total buckets.
 	Progress func(done, total int64)
+	// Partitions, when not nil, limits compaction to the partitions matching
+	// one of the specs (partition key → value, as CALL sys.compact's
+	// partitions argument 'k1=v1,k2=v2;k1=v3'); a key that is not a
+	// partition key or a value that does not parse is an error.
+	Partitions []map[string]string
 }
 
 // Compact compacts a table and commits the result as ONE
@@ -61,6 +66,9 @@ func (t *Table) Compact(ctx context.Context, opts CompactOptions) (int64, error)
 	}
 	live, err := t.liveEntries(ctx, latest)
 	if err != nil {
+		return 0, err
+	}
+	if live, err = t.partitionFilter(live, opts.Partitions); err != nil {
 		return 0, err
 	}
 	var dvs *dvIndex
@@ -283,11 +291,23 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 		}
 	}
 	var lookup map[string][]dvLoc
+	// Aggregation and partial-update with deletion vectors: Java's lookup
+	// compaction (LookupMergeFunction + LookupChangelogMergeFunctionWrapper)
+	// merges a key found only in level 0 with the looked-up live row of the
+	// lowest higher level, and applies the merge function to every group,
+	// lone records too, whenever level-0 files are compacted.
+	withValues := dvMode && (rule.engine == engineAggregation || rule.engine == enginePartialUpdate)
+	hasL0 := false
+	for _, f := range inputs {
+		hasL0 = hasL0 || f.File.Level == 0
+	}
+	lookupMerge := withValues && hasL0
 	keyTypes := make([]types.DataType, len(t.pkIdx))
 	for i, ki := range t.pkIdx {
 		keyTypes[i] = t.fields[ki].Type
 	}
 	var out []mergedRow
+	var lookedUp []rowRef
 	keyVals := make([]any, len(t.pkIdx))
 	for i := 0; i < len(perm); {
 		j := i + 1
@@ -306,7 +326,7 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 		if dvMode && !full && inL0 && !inUpper {
 			if lookup == nil {
 				var err error
-				if lookup, err = t.buildLookup(ctx, mem, files, inputSet, dvs); err != nil {
+				if lookup, err = t.buildLookup(ctx, mem, files, inputSet, dvs, withValues, &rd); err != nil {
 					return err
 				}
 			}
@@ -317,6 +337,15 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 			kb, err := binrow.Encode(keyTypes, keyVals)
 			if err != nil {
 				return err
+			}
+			var high *dvLoc
+			for i, loc := range lookup[string(kb)] {
+				if high == nil || loc.level < high.level {
+					high = &lookup[string(kb)][i]
+				}
+			}
+			if withValues && high != nil {
+				lookedUp = append(lookedUp[:0], high.ref)
 			}
 			for _, loc := range lookup[string(kb)] {
 				bm := newDVs[loc.file]
@@ -329,12 +358,23 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 			}
 		}
 		group = group[:0]
+		if len(lookedUp) > 0 {
+			// KeyValueBuffer.insertInto: the looked-up row goes before the
+			// first record it does not precede in (sequence.field, sequence).
+			group = append(group, lookedUp...)
+			lookedUp = lookedUp[:0]
+		}
 		for _, p := range perm[i:j] {
 			group = append(group, refs[p])
 		}
+		if len(group) > j-i {
+			sort.SliceStable(group, func(a, b int) bool {
+				return rule.cmpOrder(rd.recs[group[a].rec], group[a], rd.recs[group[b].rec], group[b], off) < 0
+			})
+		}
 		// The output is the top level or a deletion-vector level: a
 		// winning retraction is dropped.
-		m, ok, err := rule.merge(group, kindOf, recOf, off, len(t.fields), true)
+		m, ok, err := rule.merge(group, kindOf, recOf, off, len(t.fields), true, lookupMerge)
 		if err != nil {
 			return fmt.Errorf("table %s: compact bucket %d: %w", t.root, files[0].Bucket, err)
 		}
@@ -391,13 +431,16 @@ func (t *Table) compactBucket(ctx context.Context, mem memory.Allocator, names *
 }
 
 type dvLoc struct {
-	file string
-	pos  int64
+	file  string
+	pos   int64
+	level int32
+	ref   rowRef // withValues: the row, in rd
 }
 
 // buildLookup maps every live key of the bucket's files that are not
-// compaction inputs (level >= 1) to its positions.
-func (t *Table) buildLookup(ctx context.Context, mem memory.Allocator, files []paimon.ManifestEntry, inputs map[string]bool, dvs *dvIndex) (map[string][]dvLoc, error) {
+// compaction inputs (level >= 1) to its positions; withValues reads whole
+// rows (sequence number, kind, fields) into rd and points dvLoc.ref at them.
+func (t *Table) buildLookup(ctx context.Context, mem memory.Allocator, files []paimon.ManifestEntry, inputs map[string]bool, dvs *dvIndex, withValues bool, rd *kvRead) (map[string][]dvLoc, error) {
 	out := map[string][]dvLoc{}
 	keyFields := make([]types.DataField, len(t.pkIdx))
 	keyTypes := make([]types.DataType, len(t.pkIdx))
@@ -411,21 +454,40 @@ func (t *Table) buildLookup(ctx context.Context, mem memory.Allocator, files []p
 			continue
 		}
 		dv := dvs.dvs[f.File.FileName]
-		name := f.File.FileName
-		err := t.readFile(ctx, mem, &f, keyFields, func(rec arrow.RecordBatch, first int64) error {
+		name, level := f.File.FileName, f.File.Level
+		fields := keyFields
+		if withValues {
+			fields = append([]types.DataField{format.SequenceNumberField(), format.ValueKindField()}, t.fields...)
+		}
+		err := t.readFile(ctx, mem, &f, fields, func(rec arrow.RecordBatch, first int64) error {
+			ri := int32(-1)
+			if withValues {
+				rec.Retain()
+				ri = int32(len(rd.recs))
+				rd.recs = append(rd.recs, rec)
+				rd.level = append(rd.level, level)
+			}
 			for i := 0; i < int(rec.NumRows()); i++ {
 				pos := first + int64(i)
 				if dv != nil && dv.Contains(uint32(pos)) {
 					continue
 				}
+				loc := dvLoc{file: name, pos: pos, level: level}
 				for c := range vals {
-					vals[c] = arrowrow.Value(rec.Column(c), i)
+					if withValues {
+						vals[c] = arrowrow.Value(rec.Column(2+t.pkIdx[c]), i)
+					} else {
+						vals[c] = arrowrow.Value(rec.Column(c), i)
+					}
+				}
+				if withValues {
+					loc.ref = rowRef{rec: ri, row: int32(i), seq: rec.Column(0).(*array.Int64).Value(i)}
 				}
 				kb, err := binrow.Encode(keyTypes, vals)
 				if err != nil {
 					return err
 				}
-				out[string(kb)] = append(out[string(kb)], dvLoc{file: name, pos: pos})
+				out[string(kb)] = append(out[string(kb)], loc)
 			}
 			return nil
 		})
@@ -457,191 +519,4 @@ func (t *Table) writeDVIndex(ctx context.Context, names *nameFactory, part []byt
 	}
 	return paimon.IndexManifestEntry{Kind: paimon.FileKindAdd, Partition: part, Bucket: int32(bucket), IndexFile: paimon.IndexFileMeta{
 		IndexType: dvIndexType, FileName: name, FileSize: int64(len(data)), RowCount: int64(len(ranges)), DVRanges: ranges}}, p, nil
-}
-
-// compactAppend rewrites append files (see Compact).
-func (t *Table) compactAppend(ctx context.Context, mem memory.Allocator, opts CompactOptions) (int64, error) {
-	latest, err := t.latestSnapshot(ctx)
-	if err != nil || latest == nil {
-		return 0, err
-	}
-	live, err := t.liveEntries(ctx, latest)
-	if err != nil {
-		return 0, err
-	}
-	idx, err := t.indexEntries(ctx, latest)
-	if err != nil {
-		return 0, err
-	}
-	dvs, err := t.loadDVs(ctx, idx)
-	if err != nil {
-		return 0, err
-	}
-	groups := map[string][]paimon.ManifestEntry{}
-	var order []string
-	for _, e := range live {
-		k := bucketKey(e.Partition, int(e.Bucket))
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], e)
-	}
-	req := &commitRequest{kind: paimon.CommitCompact}
-	names := newNameFactory()
-	fail := func(err error) (int64, error) {
-		for _, p := range req.newFiles {
-			_ = t.io.Delete(context.WithoutCancel(ctx), p)
-		}
-		return 0, err
-	}
-	removed := map[string]bool{}
-	for gi, k := range order {
-		files := groups[k]
-		sort.SliceStable(files, func(i, j int) bool { return files[i].File.MinSequenceNumber < files[j].File.MinSequenceNumber })
-		var inputs []paimon.ManifestEntry
-		if opts.Full {
-			withDV := false
-			for _, f := range files {
-				withDV = withDV || dvs.dvs[f.File.FileName] != nil
-			}
-			if len(files) > 1 || withDV {
-				inputs = files
-			}
-		} else {
-			var small []paimon.ManifestEntry
-			for _, f := range files {
-				switch {
-				case dvs.dvs[f.File.FileName] != nil:
-					inputs = append(inputs, f)
-				case f.File.FileSize < t.opts.targetFileSize/2:
-					small = append(small, f)
-				}
-			}
-			if len(small) >= 5 {
-				inputs = append(inputs, small...)
-			}
-		}
-		if len(inputs) == 0 {
-			continue
-		}
-		minSeq := inputs[0].File.MinSequenceNumber
-		for _, f := range inputs {
-			minSeq = min(minSeq, f.File.MinSequenceNumber)
-		}
-		fw, err := t.newDataFileWriter(mem, names, files[0].Partition, int(files[0].Bucket), 0, paimon.FileSourceCompact, minSeq)
-		if err != nil {
-			return fail(err)
-		}
-		sc := fw.sc
-		for _, f := range inputs {
-			dv := dvs.dvs[f.File.FileName]
-			err = t.readFile(ctx, mem, &f, t.fields, func(rec arrow.RecordBatch, first int64) error {
-				var keep []int64
-				if dv != nil {
-					for r := 0; r < int(rec.NumRows()); r++ {
-						if !dv.Contains(uint32(first + int64(r))) {
-							keep = append(keep, int64(r))
-						}
-					}
-				}
-				cols := make([]arrow.Array, rec.NumCols())
-				for c := range cols {
-					if cols[c], err = retype(mem, rec.Column(c), sc.Field(c).Type, t.fields[c].Name); err != nil {
-						for _, x := range cols[:c] {
-							x.Release()
-						}
-						return err
-					}
-				}
-				out := array.NewRecordBatch(sc, cols, rec.NumRows())
-				for _, c := range cols {
-					c.Release()
-				}
-				defer out.Release()
-				if dv != nil {
-					if len(keep) == 0 {
-						return nil
-					}
-					sub, _, err := takeRows(mem, out, nil, keep)
-					if err != nil {
-						return err
-					}
-					defer sub.Release()
-					return fw.write(ctx, sub)
-				}
-				return fw.write(ctx, out)
-			})
-			if err != nil {
-				break
-			}
-		}
-		var metas []paimon.DataFileMeta
-		if err == nil {
-			metas, err = fw.finish(ctx)
-		}
-		req.newFiles = append(req.newFiles, fw.written...)
-		if err != nil {
-			fw.abort(ctx)
-			return fail(err)
-		}
-		for _, f := range inputs {
-			d := f
-			d.Kind = paimon.FileKindDelete
-			req.entries = append(req.entries, d)
-			removed[f.File.FileName] = true
-		}
-		for _, m := range metas {
-			req.entries = append(req.entries, paimon.ManifestEntry{Kind: paimon.FileKindAdd, Partition: files[0].Partition,
-				Bucket: files[0].Bucket, TotalBuckets: files[0].TotalBuckets, File: m})
-		}
-		if opts.Progress != nil {
-			opts.Progress(int64(gi+1), int64(len(order)))
-		}
-	}
-	// Index files holding vectors of rewritten files are rewritten without them.
-	byName := map[string]*paimon.ManifestEntry{}
-	for i := range live {
-		byName[live[i].File.FileName] = &live[i]
-	}
-	for _, e := range dvs.entries {
-		if e.IndexFile.DVRanges == nil {
-			continue
-		}
-		touched := false
-		rest := map[string]*roaring.Bitmap{}
-		for _, r := range e.IndexFile.DVRanges {
-			if removed[r.DataFileName] {
-				touched = true
-			} else if dvs.holder[r.DataFileName] == e.IndexFile.FileName {
-				rest[r.DataFileName] = dvs.dvs[r.DataFileName]
-			}
-		}
-		if !touched {
-			continue
-		}
-		req.indexChange = true
-		req.indexDeletes = append(req.indexDeletes, e.IndexFile.FileName)
-		if len(rest) > 0 {
-			ne, p, err := t.writeDVIndex(ctx, names, e.Partition, int(e.Bucket), rest)
-			if p != "" {
-				req.newFiles = append(req.newFiles, p)
-			}
-			if err != nil {
-				return fail(err)
-			}
-			req.indexAdds = append(req.indexAdds, ne)
-			for f := range rest {
-				if le := byName[f]; le != nil {
-					req.requireLive = append(req.requireLive, *le)
-				}
-			}
-		}
-	}
-	if len(req.entries) == 0 {
-		return 0, nil
-	}
-	if t.beforeCommit != nil {
-		t.beforeCommit()
-	}
-	return t.commit(ctx, req)
 }

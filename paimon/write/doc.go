@@ -12,8 +12,11 @@
 // AutoCompact); a failed or aborted write leaves no snapshot and deletes
 // every file it wrote. Primary-key input is buffered up to
 // write-buffer-size, then flushed as level-0 files of the same commit with
-// sequence numbers continuing per bucket. The aggregation merge engine folds
-// with paimon/aggfunc, the same functions the reader applies.
+// sequence numbers continuing per bucket. The aggregation and partial-update
+// merge engines fold with aggfunc.Merger, the same fold the reader applies;
+// ignore-delete / ignore-update-before retractions are dropped on input.
+// With deletion vectors their compaction merges level-0 records with the
+// looked-up older row (Java's lookup compaction).
 //
 // Invariants of schema changes, overwrite and rollback:
 //   - EvolveSchema never reuses a field id (new columns take

@@ -43,8 +43,12 @@ type mergeRule struct {
 	seqCols      []int // table field indexes of sequence.field, in order
 	seqDesc      bool
 	ignoreDelete bool            // ignore-delete / <engine>.ignore-delete (first-row, partial-update, aggregation)
-	aggs         []string        // aggregation, partial-update: per table field its aggregate function
+	aggs         []string        // aggregation: per table field its aggregate function
 	funcs        []*aggfunc.Func // aggregation: per table field (computed functions and options)
+	// removeRecordOnDelete: aggregation.remove-record-on-delete or
+	// partial-update.remove-record-on-delete.
+	removeRecordOnDelete bool
+	ignoreUpdateBefore   bool // ignore-update-before (input filter only)
 }
 
 // parseMergeRule reads the merge options of a primary-key table and refuses
@@ -71,7 +75,8 @@ func (t *Table) parseMergeRule(s *paimon.TableSchema) (mergeRule, error) {
 	default:
 		return r, invalidf("table %s: sequence.field.sort-order %q (ascending or descending)", t.root, o)
 	}
-	r.ignoreDelete = s.IgnoreDelete() || s.OptionBool(r.engine+".ignore-delete", false)
+	r.ignoreDelete = aggfunc.IgnoreDelete(s.Options)
+	r.ignoreUpdateBefore = s.OptionBool("ignore-update-before", false)
 	dv := s.DeletionVectorsEnabled()
 	switch r.engine {
 	case engineDeduplicate:
@@ -82,32 +87,20 @@ func (t *Table) parseMergeRule(s *paimon.TableSchema) (mergeRule, error) {
 			return r, fmt.Errorf("%w: table %s: sequence.field with deletion vectors is not supported by the writer", paimon.ErrUnsupported, t.root)
 		}
 	case engineFirstRow, enginePartialUpdate:
-		// Deletion-vector compaction assumes the newest record of a key
-		// replaces the older ones; these engines keep or merge the older one.
-		if dv {
-			return r, fmt.Errorf("%w: table %s: merge-engine %s with deletion vectors is not supported by the writer", paimon.ErrUnsupported, t.root, r.engine)
+		// first-row: Java refuses deletion vectors too (its lookup
+		// compaction never deletes old rows). partial-update: compaction
+		// merges level-0 records with the looked-up older row (compactBucket).
+		if dv && r.engine == engineFirstRow {
+			return r, fmt.Errorf("%w: table %s: merge-engine %s with deletion vectors is not supported (Java refuses it: the engine never deletes old rows)", paimon.ErrUnsupported, t.root, r.engine)
 		}
 		if r.engine == enginePartialUpdate {
-			r.aggs = make([]string, len(t.fields))
-			for i := range r.aggs {
-				r.aggs[i] = aggLastNonNullValue
+			if err := aggfunc.CheckPartialUpdate(s.Options); err != nil {
+				return r, fmt.Errorf("table %s: %w", t.root, err)
 			}
-			if s.OptionBool("partial-update.remove-record-on-delete", false) {
-				return r, fmt.Errorf("%w: table %s: partial-update.remove-record-on-delete is not supported by the writer", paimon.ErrUnsupported, t.root)
-			}
-			for k := range s.Options {
-				if strings.HasSuffix(k, ".sequence-group") || (strings.HasPrefix(k, "fields.") && strings.HasSuffix(k, ".aggregate-function")) || k == "fields.default-aggregate-function" {
-					return r, fmt.Errorf("%w: table %s: partial-update option %q (sequence groups / per-field aggregation) is not supported by the writer", paimon.ErrUnsupported, t.root, k)
-				}
-			}
+			r.removeRecordOnDelete = s.OptionBool("partial-update.remove-record-on-delete", false)
 		}
 	case engineAggregation:
-		if dv {
-			return r, fmt.Errorf("%w: table %s: merge-engine aggregation with deletion vectors is not supported by the writer", paimon.ErrUnsupported, t.root)
-		}
-		if s.OptionBool("aggregation.remove-record-on-delete", false) {
-			return r, fmt.Errorf("%w: table %s: aggregation.remove-record-on-delete is not supported by the writer", paimon.ErrUnsupported, t.root)
-		}
+		r.removeRecordOnDelete = s.OptionBool("aggregation.remove-record-on-delete", false)
 		for k := range s.Options {
 			if strings.HasSuffix(k, ".sequence-group") {
 				return r, fmt.Errorf("%w: table %s: aggregation option %q (sequence groups) is not supported by the writer", paimon.ErrUnsupported, t.root, k)
@@ -117,7 +110,6 @@ func (t *Table) parseMergeRule(s *paimon.TableSchema) (mergeRule, error) {
 		for _, n := range s.PrimaryKeys {
 			pk[n] = true
 		}
-		def := s.Option("fields.default-aggregate-function", aggLastNonNullValue)
 		asc := format.ArrowSchema(t.fields)
 		for i, f := range t.fields {
 			if pk[f.Name] {
@@ -125,7 +117,7 @@ func (t *Table) parseMergeRule(s *paimon.TableSchema) (mergeRule, error) {
 				r.funcs = append(r.funcs, &aggfunc.Func{Name: aggPrimaryKey, Field: f.Name})
 				continue
 			}
-			af, err := aggfunc.Parse(s.Option("fields."+f.Name+".aggregate-function", def), f.Name, asc.Field(i).Type, s.Option)
+			af, err := aggfunc.Parse(aggfunc.FuncName(s.Options, f.Name, s.SequenceFields()), f.Name, asc.Field(i).Type, s.Option)
 			if err != nil {
 				return r, fmt.Errorf("table %s: %w", t.root, err)
 			}
@@ -195,10 +187,45 @@ func (r *mergeRule) retraction(k int8) (bool, error) {
 	return true, fmt.Errorf("%w: %s merge engine cannot accept DELETE/UPDATE_BEFORE records (set 'ignore-delete' = 'true' to skip them)", ErrInvalid, r.engine)
 }
 
+// checkInput refuses an input retraction (-U/-D) the table's merge
+// function cannot fold. Java accepts the write and fails the reads and
+// compactions that later merge the record; the writer fails the write
+// instead, so no table becomes unreadable. Retractions dropped by
+// ignore-delete / ignore-update-before never get here.
+func (r *mergeRule) checkInput(k int8) error {
+	if !isRetract(k) {
+		return nil
+	}
+	switch r.engine {
+	case engineFirstRow:
+		_, err := r.retraction(k)
+		return err
+	case enginePartialUpdate:
+		if !r.removeRecordOnDelete {
+			_, err := r.retraction(k)
+			return err
+		}
+	case engineAggregation:
+		if r.removeRecordOnDelete && k == 3 {
+			return nil
+		}
+		for _, f := range r.funcs {
+			if f.IgnoreRetract {
+				continue
+			}
+			switch f.Name {
+			case aggfunc.FirstValue, aggfunc.FirstNonNullValue, aggfunc.Min, aggfunc.Max, aggfunc.Listagg, aggfunc.BoolAnd, aggfunc.BoolOr:
+				return f.RetractErr()
+			}
+		}
+	}
+	return nil
+}
+
 // merge folds the records of one key, given in cmpOrder. It returns false
 // when no record remains. dropRetract drops a winning retraction (output at
 // the top level); otherwise a deduplicate retraction is kept.
-func (r *mergeRule) merge(group []rowRef, kindOf func(rowRef) int8, recOf func(rowRef) arrow.RecordBatch, off, nFields int, dropRetract bool) (mergedRow, bool, error) {
+func (r *mergeRule) merge(group []rowRef, kindOf func(rowRef) int8, recOf func(rowRef) arrow.RecordBatch, off, nFields int, dropRetract, lookup bool) (mergedRow, bool, error) {
 	switch r.engine {
 	case engineFirstRow:
 		for _, g := range group {
@@ -212,10 +239,23 @@ func (r *mergeRule) merge(group []rowRef, kindOf func(rowRef) int8, recOf func(r
 		}
 		return mergedRow{}, false, nil
 	case enginePartialUpdate, engineAggregation:
-		// partial-update is aggregation with last_non_null_value everywhere.
-		return r.aggregate(group, kindOf, recOf, off, nFields)
+		return r.aggregate(group, kindOf, recOf, off, nFields, dropRetract, lookup)
 	}
 	last := group[len(group)-1]
+	if r.ignoreDelete && len(group) > 1 {
+		// DeduplicateMergeFunction with ignore-delete skips retractions
+		// (files written before the option was set may hold them); with
+		// only retractions it has no result.
+		found := false
+		for i := len(group) - 1; i >= 0 && !found; i-- {
+			if !isRetract(kindOf(group[i])) {
+				last, found = group[i], true
+			}
+		}
+		if !found {
+			return mergedRow{}, false, nil
+		}
+	}
 	k := kindOf(last)
 	if dropRetract && isRetract(k) {
 		return mergedRow{}, false, nil
@@ -223,104 +263,54 @@ func (r *mergeRule) merge(group []rowRef, kindOf func(rowRef) int8, recOf func(r
 	return mergedRow{ref: last, kind: k}, true, nil
 }
 
-// aggregate folds one key's records with the per-field aggregate functions
-// (Java's AggregateMergeFunction: the result has the latest record's key and
-// sequence number, kind +I). Pick functions choose one input cell; computed
-// ones (aggfunc) produce a value. A retraction (-U/-D) is skipped whole with
-// ignore-delete, else retracted field by field (fields.<f>.ignore-retract
-// skips the field; a function without retraction is an error). Partial-update
-// rejects retractions unless ignore-delete.
-func (r *mergeRule) aggregate(group []rowRef, kindOf func(rowRef) int8, recOf func(rowRef) arrow.RecordBatch, off, nFields int) (mergedRow, bool, error) {
-	m := mergedRow{cols: make([]rowRef, nFields), valid: make([]bool, nFields)}
-	if r.funcs != nil {
-		m.vals, m.isVal = make([]any, nFields), make([]bool, nFields)
+// groupRecords exposes one key's records to aggfunc.Merger (columns are
+// table fields, at off of their batches).
+type groupRecords struct {
+	group  []rowRef
+	kindOf func(rowRef) int8
+	recOf  func(rowRef) arrow.RecordBatch
+	off    int
+}
+
+func (g *groupRecords) Len() int        { return len(g.group) }
+func (g *groupRecords) Kind(i int) int8 { return g.kindOf(g.group[i]) }
+func (g *groupRecords) col(i, c int) arrow.Array {
+	return g.recOf(g.group[i]).Column(g.off + c)
+}
+func (g *groupRecords) Null(i, c int) bool { return g.col(i, c).IsNull(int(g.group[i].row)) }
+func (g *groupRecords) Value(i, c int) any { return arrowrow.Value(g.col(i, c), int(g.group[i].row)) }
+func (g *groupRecords) Compare(i, j, c int) int {
+	return arrowrow.Compare(g.col(i, c), int(g.group[i].row), g.col(j, c), int(g.group[j].row))
+}
+
+// aggregate folds one key's records with the merge function the reader
+// uses too (aggfunc.Merger: Java's AggregateMergeFunction or
+// PartialUpdateMergeFunction behind ReducerMergeFunctionWrapper). The
+// result has the key and sequence number of the record Merger names; its
+// kind is +I, or -D/-U (a lone retraction, a remove-record-on-delete -D, a
+// partial-update group without +I), which the caller drops at the top level.
+func (r *mergeRule) aggregate(group []rowRef, kindOf func(rowRef) int8, recOf func(rowRef) arrow.RecordBatch, off, nFields int, dropRetract, lookup bool) (mergedRow, bool, error) {
+	mg := aggfunc.Merger{PartialUpdate: r.engine == enginePartialUpdate, Funcs: r.funcs, NoReduce: lookup,
+		RemoveRecordOnDelete: r.removeRecordOnDelete, IgnoreDelete: r.ignoreDelete && r.engine == enginePartialUpdate}
+	g := &groupRecords{group: group, kindOf: kindOf, recOf: recOf, off: off}
+	kind, last, err := mg.Merge(g, nFields)
+	if err != nil {
+		return mergedRow{}, false, err
 	}
-	initialized := make([]bool, nFields) // first_value: a record was seen
-	seen := false
-	for _, g := range group {
-		retract := isRetract(kindOf(g))
-		if retract && (r.ignoreDelete || r.funcs == nil) {
-			if skip, err := r.retraction(kindOf(g)); err != nil {
-				return mergedRow{}, false, err
-			} else if skip {
-				continue
-			}
-		}
-		seen = true
-		m.ref = g
-		rec := recOf(g)
-		for c := 0; c < nFields; c++ {
-			col := rec.Column(off + c)
-			null := col.IsNull(int(g.row))
-			var f *aggfunc.Func
-			if r.funcs != nil {
-				f = r.funcs[c]
-				if retract && f.IgnoreRetract {
-					continue
-				}
-			}
-			switch r.aggs[c] {
-			case aggPrimaryKey:
-				m.cols[c], m.valid[c] = g, !null
-			case aggfunc.LastValue:
-				if retract {
-					m.valid[c] = false
-					continue
-				}
-				m.cols[c], m.valid[c] = g, !null
-			case aggLastNonNullValue:
-				if retract {
-					if !null {
-						m.valid[c] = false
-					}
-					continue
-				}
-				if !null {
-					m.cols[c], m.valid[c] = g, true
-				}
-			case aggfunc.FirstValue, aggfunc.FirstNonNullValue, aggfunc.Min, aggfunc.Max:
-				if retract {
-					return mergedRow{}, false, f.RetractErr()
-				}
-				switch r.aggs[c] {
-				case aggfunc.FirstValue:
-					if !initialized[c] {
-						initialized[c] = true
-						m.cols[c], m.valid[c] = g, !null
-					}
-				case aggfunc.FirstNonNullValue:
-					if !null && !m.valid[c] {
-						m.cols[c], m.valid[c] = g, true
-					}
-				default:
-					if null {
-						continue
-					}
-					if m.valid[c] {
-						cur := m.cols[c]
-						d := arrowrow.Compare(col, int(g.row), recOf(cur).Column(off+c), int(cur.row))
-						if (r.aggs[c] == aggfunc.Min && d >= 0) || (r.aggs[c] == aggfunc.Max && d <= 0) {
-							continue
-						}
-					}
-					m.cols[c], m.valid[c] = g, true
-				}
-			default:
-				v := arrowrow.Value(col, int(g.row))
-				var err error
-				if retract {
-					m.vals[c], err = f.Retract(m.vals[c], v)
-				} else {
-					m.vals[c], err = f.Agg(m.vals[c], v)
-				}
-				if err != nil {
-					return mergedRow{}, false, err
-				}
-				m.isVal[c] = true
-			}
+	if dropRetract && isRetract(kind) {
+		return mergedRow{}, false, nil
+	}
+	m := mergedRow{ref: group[last], kind: kind, cols: make([]rowRef, nFields), valid: make([]bool, nFields),
+		vals: make([]any, nFields), isVal: make([]bool, nFields)}
+	for c, cell := range mg.Result() {
+		switch {
+		case cell.Rec >= 0:
+			m.cols[c], m.valid[c] = group[cell.Rec], !g.Null(cell.Rec, c)
+		case cell.Val != nil:
+			m.vals[c], m.isVal[c] = cell.Val, true
 		}
 	}
-	return m, seen, nil
+	return m, true, nil
 }
 
 // writeMerged builds physical primary-key records (key, _SEQUENCE_NUMBER,

@@ -38,7 +38,18 @@ func (w *Writer) Overwrite(static map[string]string) error {
 	if t.bucket == -1 && t.IsPrimaryKey() {
 		return fmt.Errorf("%w: INSERT OVERWRITE of dynamic-bucket (bucket = -1) primary-key table %s (its hash index would have to be rebuilt)", paimon.ErrUnsupported, t.root)
 	}
-	scope := &overwriteScope{static: map[int]string{}}
+	st, err := t.staticPartition(static)
+	if err != nil {
+		return err
+	}
+	w.ow = &overwriteScope{static: st}
+	return nil
+}
+
+// staticPartition parses a partition spec (partition key → value as a
+// string) into partition key position → canonical value.
+func (t *Table) staticPartition(static map[string]string) (map[int]string, error) {
+	out := map[int]string{}
 	for k, v := range static {
 		pos := -1
 		for i, pi := range t.partIdx {
@@ -47,21 +58,53 @@ func (w *Writer) Overwrite(static map[string]string) error {
 			}
 		}
 		if pos < 0 {
-			return invalidf("table %s: PARTITION (%s = ...): %s is not a partition key (partition keys: %s)", t.root, k, k, strings.Join(t.schema.PartitionKeys, ", "))
+			return nil, invalidf("table %s: PARTITION (%s = ...): %s is not a partition key (partition keys: %s)", t.root, k, k, strings.Join(t.schema.PartitionKeys, ", "))
 		}
 		ft := t.fields[t.partIdx[pos]].Type
 		val, err := partition.ParseValue(ft, v, t.partOpts)
 		if err != nil {
-			return invalidf("table %s: PARTITION (%s = '%s'): %v", t.root, k, v, err)
+			return nil, invalidf("table %s: PARTITION (%s = '%s'): %v", t.root, k, v, err)
 		}
 		s, err := partition.FormatValue(ft, val, t.partOpts)
 		if err != nil {
-			return invalidf("table %s: PARTITION (%s = '%s'): %v", t.root, k, v, err)
+			return nil, invalidf("table %s: PARTITION (%s = '%s'): %v", t.root, k, v, err)
 		}
-		scope.static[pos] = s
+		out[pos] = s
 	}
-	w.ow = scope
-	return nil
+	return out, nil
+}
+
+// partitionFilter keeps the entries of live whose partition matches one
+// of specs (nil specs: all).
+func (t *Table) partitionFilter(live []paimon.ManifestEntry, specs []map[string]string) ([]paimon.ManifestEntry, error) {
+	if specs == nil {
+		return live, nil
+	}
+	if len(t.partIdx) == 0 {
+		return nil, invalidf("table %s is not partitioned: no partitions to select", t.root)
+	}
+	var scopes []*overwriteScope
+	for _, sp := range specs {
+		st, err := t.staticPartition(sp)
+		if err != nil {
+			return nil, err
+		}
+		scopes = append(scopes, &overwriteScope{static: st, whole: len(st) == 0})
+	}
+	var out []paimon.ManifestEntry
+	for _, e := range live {
+		for _, sc := range scopes {
+			ok, err := t.overwriteMatches(sc, e.Partition)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out = append(out, e)
+				break
+			}
+		}
+	}
+	return out, nil
 }
 
 // overwriteRequest turns req (the new files) into an OVERWRITE request;

@@ -329,8 +329,17 @@ type rowRef struct {
 func (w *Writer) flushPK(ctx context.Context, b *pkBucket, fw *dataFileWriter) error {
 	seq := w.nextSeq(bucketKey(b.partition, b.bucket))
 	var refs []rowRef
+	rule := &w.t.merge
 	for ri, r := range b.recs {
 		for i := 0; i < int(r.NumRows()); i++ {
+			// Java's TableWriteImpl RowKindFilter: ignore-delete drops -U/-D
+			// input records, ignore-update-before drops -U.
+			if k := b.kinds[ri][i]; (rule.ignoreDelete && isRetract(k)) || (rule.ignoreUpdateBefore && k == 1) {
+				continue
+			}
+			if err := rule.checkInput(b.kinds[ri][i]); err != nil {
+				return fmt.Errorf("table %s: %w", w.t.root, err)
+			}
 			refs = append(refs, rowRef{rec: int32(ri), row: int32(i), seq: seq})
 			seq++
 		}
@@ -343,7 +352,6 @@ func (w *Writer) flushPK(ctx context.Context, b *pkBucket, fw *dataFileWriter) e
 		}
 		return 0
 	}
-	rule := &w.t.merge
 	if rule.simple() {
 		sort.SliceStable(refs, func(i, j int) bool { return cmp(refs[i], refs[j]) < 0 })
 	} else {
@@ -366,7 +374,7 @@ func (w *Writer) flushPK(ctx context.Context, b *pkBucket, fw *dataFileWriter) e
 		for j < len(refs) && cmp(refs[i], refs[j]) == 0 {
 			j++
 		}
-		m, ok, err := rule.merge(refs[i:j], kindOf, recOf, 0, len(w.t.fields), false)
+		m, ok, err := rule.merge(refs[i:j], kindOf, recOf, 0, len(w.t.fields), false, false)
 		if err != nil {
 			return fmt.Errorf("table %s: %w", w.t.root, err)
 		}
