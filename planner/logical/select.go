@@ -34,6 +34,11 @@ type subqMode struct {
 	coalesce bool // the output is never NULL over rows: COALESCE(v, empty) suffices
 	// domainRefs: the outer columns of D (domain decorrelation), in D's order
 	domainRefs []*OuterRef
+	// lateral: a LATERAL derived table (lateral.go): always domain
+	// decorrelated; empties holds each output's value over no rows for an
+	// aggregate without GROUP BY.
+	lateral bool
+	empties []vec.Expr
 }
 
 // innerRef is a column of the subquery's output inside a correlated
@@ -155,14 +160,14 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 	// Outer columns read outside WHERE (select list, GROUP BY, HAVING,
 	// ORDER BY) of a scalar subquery: domain decorrelation binds them.
 	var outerCols []int
-	if sq != nil && sq.scalar {
+	if sq != nil && (sq.scalar || sq.lateral) {
 		outerCols = outerColsOutsideWhere(sel, ob, sc, outer)
 	}
 
 	// Correlated inner columns become extra outputs (and group keys).
 	var extra []vec.Expr
 	if len(corrPreds) > 0 || len(outerCols) > 0 {
-		domain := len(outerCols) > 0
+		domain := len(outerCols) > 0 || sq.lateral
 		for _, p := range corrPreds {
 			// a LIMIT applies per outer row: per key only when the keys
 			// are exactly the correlation (corrscalar.go)
@@ -319,7 +324,22 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		return nil, err
 	}
 
-	if sq != nil && len(corrPreds) > 0 && hasAgg && len(sel.GroupBy) == 0 && len(exprs) == 1 && len(win.funcs) == 0 {
+	if sq != nil && sq.lateral && len(corrPreds) > 0 && hasAgg && len(sel.GroupBy) == 0 {
+		if having != nil {
+			return nil, unsupportedf("correlated LATERAL subquery with an aggregate and HAVING but no GROUP BY")
+		}
+		keyVals := map[int]vec.Expr{}
+		for k, r := range sq.domainRefs {
+			keyVals[len(agg.groups)-len(extra)+k] = r
+		}
+		for _, e := range exprs {
+			ev, err := emptyValue(e, len(agg.groups), agg.aggs, keyVals)
+			if err != nil {
+				return nil, err
+			}
+			sq.empties = append(sq.empties, ev)
+		}
+	} else if sq != nil && len(corrPreds) > 0 && hasAgg && len(sel.GroupBy) == 0 && len(exprs) == 1 && len(win.funcs) == 0 {
 		// the one value over no rows (corrscalar.go)
 		keyVals := map[int]vec.Expr{} // group key index → its outer column
 		for k, r := range sq.domainRefs {

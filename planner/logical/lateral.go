@@ -1,0 +1,203 @@
+package logical
+
+import (
+	"github.com/xwb1989/sqlparser"
+
+	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/parse"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
+)
+
+// LATERAL derived tables (docs/design/planner.md, "LATERAL"):
+//
+// `L, LATERAL (q) s`, `L CROSS JOIN LATERAL (q) s`, `L [INNER] JOIN
+// LATERAL (q) s ON c` and `L LEFT JOIN LATERAL (q) s ON c` bind q as a
+// correlated subquery whose outer relation is L, always with domain
+// decorrelation: D = DISTINCT the columns of L that q reads (in WHERE or
+// anywhere else in its select list, GROUP BY, HAVING, ORDER BY); q's FROM
+// is joined with D on its correlation, its aggregates are grouped by D's
+// columns, its ORDER BY ... LIMIT applies per D row (ROW_NUMBER), and L is
+// joined with the result on L's columns <=> D's (NULL safe). Every row of
+// q's result therefore belongs to exactly the L rows with those values,
+// which is the nested-loop semantics.
+//
+// An aggregate without GROUP BY has one row per L row even over no rows:
+// the join is a LEFT JOIN and each output column is CASE WHEN the row is
+// missing THEN its value over no rows (COUNT 0, others NULL, outer
+// columns their L value) ELSE the value END. With HAVING or a LEFT JOIN
+// ON condition other than TRUE that shape is ErrUnsupported.
+// RIGHT/FULL JOIN LATERAL and correlated set operations are ErrUnsupported.
+
+// lateral binds the LATERAL derived table x joined to left with join
+// type jt and optional ON condition.
+func (b *binder) lateral(left *fromItem, x *sqlparser.AliasedTableExpr, jt exec.JoinType, on sqlparser.Expr, outer *scope, ctes *cteScope) (*fromItem, error) {
+	sub, ok := x.Expr.(*sqlparser.Subquery)
+	if !ok {
+		return nil, unsupportedf("LATERAL %s", sqlparser.String(x.Expr))
+	}
+	alias := x.As.String()
+	if jt != exec.InnerJoin && jt != exec.LeftJoin {
+		return nil, unsupportedf("RIGHT or FULL JOIN LATERAL (%s)", alias)
+	}
+	ls := left.node.Schema()
+	sc := &scope{fields: ls, outer: outer, using: left.using, tables: relNames(left.node)}
+	q := queryOf(sub.Select)
+	if sel, ok := q.Body.(*parse.Select); ok && len(sel.From) == 1 && sel.Where == nil {
+		if at, ok := sel.From[0].(*sqlparser.AliasedTableExpr); ok {
+			if tn, ok := at.Expr.(sqlparser.TableName); ok && tn.Qualifier.IsEmpty() {
+				if idx, ok := subqueryIndex(tn.Name.String()); ok && idx < len(b.stmt.Subqueries) {
+					q = b.stmt.Subqueries[idx]
+				}
+			}
+		}
+	}
+	sq := &subqMode{outer: sc, corr: &correlation{}, lateral: true, outerRel: &relation{node: left.node}}
+	var n Node
+	var err error
+	if sel, ok := q.Body.(*parse.Select); ok && len(q.With) == 0 {
+		n, err = b.selectSub(sel.Select, q.OrderBy, q.Limit, sc, ctes, sq)
+	} else {
+		// a set operation or WITH: correlation there is refused by the
+		// binder ("correlated reference ... here")
+		n, err = b.query(q, sc, ctes)
+		if err == nil {
+			sq.nOut = len(n.Schema())
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	nOut := sq.nOut
+	nl := len(ls)
+	var conds []vec.Expr
+	for _, p := range sq.preds {
+		c, err := vec.Transform(p, func(x vec.Expr) (vec.Expr, error) {
+			switch r := x.(type) {
+			case *OuterRef:
+				return &vec.Column{Index: r.Index, Name: r.String()[len("outer."):], T: r.F.Type, Null: r.F.Nullable}, nil
+			case *innerRef:
+				return &vec.Column{Index: nl + r.idx, Name: r.s, T: r.t, Null: r.nul}, nil
+			}
+			return x, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		conds = append(conds, c)
+	}
+	empties := sq.empties != nil && len(conds) > 0
+	if empties {
+		n = withPresent(n)
+	}
+	// name the subquery's visible columns s.c (with a column list: renamed)
+	rs := append(Schema{}, n.Schema()...)
+	for i := range rs {
+		if i < nOut {
+			rs[i].Qual, rs[i].Hidden = alias, false
+		} else {
+			rs[i].Hidden = true
+		}
+	}
+	if cols, ok := b.stmt.DerivedColumns[x]; ok {
+		if len(cols) > nOut {
+			return nil, invalidf("%s has %d columns but %d names were given", alias, nOut, len(cols))
+		}
+		for i, c := range cols {
+			rs[i].Name = c
+		}
+	}
+	n = withSchema(n, rs)
+	var onCond vec.Expr
+	isTrue := on == nil
+	if on != nil {
+		if v, ok := on.(sqlparser.BoolVal); ok && bool(v) {
+			isTrue = true
+		}
+	}
+	if !isTrue {
+		jsc := &scope{fields: append(append(Schema{}, ls...), rs...), outer: outer, using: left.using}
+		if onCond, err = b.expr(&exprCtx{sc: jsc, what: "ON"}, on); err != nil {
+			return nil, err
+		}
+		if err := wantBool(onCond, "ON"); err != nil {
+			return nil, err
+		}
+	}
+	if !empties {
+		all := conds
+		if onCond != nil {
+			all = append(all, onCond)
+		}
+		j := &Join{Left: left.node, Right: n, Type: jt}
+		if len(all) > 0 {
+			if j.On, err = andAll(all); err != nil {
+				return nil, err
+			}
+		}
+		return &fromItem{node: trim(j, nl+nOut), using: left.using}, nil
+	}
+	// aggregate without GROUP BY: one row per left row
+	if jt == exec.LeftJoin && onCond != nil {
+		return nil, unsupportedf("LEFT JOIN LATERAL over an aggregate without GROUP BY with an ON condition other than TRUE")
+	}
+	c, err := andAll(conds)
+	if err != nil {
+		return nil, err
+	}
+	j := &Join{Left: left.node, Right: n, Type: exec.LeftJoin, On: c}
+	js := j.Schema()
+	miss, err := vec.NewIsBool(js.Col(len(js)-1), true, true) // __present IS NOT TRUE
+	if err != nil {
+		return nil, err
+	}
+	exprs := make([]vec.Expr, 0, nl+nOut)
+	names := make([]string, 0, nl+nOut)
+	for i := 0; i < nl; i++ {
+		exprs = append(exprs, js.Col(i))
+		names = append(names, ls[i].Name)
+	}
+	for i := 0; i < nOut; i++ {
+		v := js.Col(nl + i)
+		ev, err := outerCols(sq.empties[i])
+		if err != nil {
+			return nil, err
+		}
+		if ev, err = vec.ImplicitCast(ev, v.Type()); err != nil {
+			return nil, err
+		}
+		e, err := vec.NewCase([]vec.Expr{miss}, []vec.Expr{ev}, v)
+		if err != nil {
+			return nil, err
+		}
+		exprs = append(exprs, e)
+		names = append(names, rs[i].Name)
+	}
+	p := projectNode(j, exprs, names, b.fieldsMeta(j, exprs))
+	for i := range p.S {
+		if i < nl {
+			p.S[i] = ls[i]
+		} else {
+			p.S[i].Qual = alias
+		}
+	}
+	var out Node = p
+	if onCond != nil {
+		out = &Filter{Input: p, Pred: onCond}
+	}
+	return &fromItem{node: out, using: left.using}, nil
+}
+
+// withSchema is n with its fields renamed/requalified as s (same types).
+func withSchema(n Node, s Schema) Node {
+	exprs := make([]vec.Expr, len(s))
+	for i := range s {
+		exprs[i] = n.Schema().Col(i)
+	}
+	return &Project{Input: n, Exprs: exprs, S: s}
+}
+
+// lateralItem reports whether te is a LATERAL derived table.
+func (b *binder) lateralItem(te sqlparser.TableExpr) (*sqlparser.AliasedTableExpr, bool) {
+	at, ok := te.(*sqlparser.AliasedTableExpr)
+	return at, ok && b.stmt.Lateral[at]
+}
