@@ -92,6 +92,26 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 	}
 	ec := &exprCtx{sc: sc, rel: rel, what: "WHERE", ctes: ctes}
 
+	// A nested subquery reads a column two levels out: D (the outer
+	// columns this query reads anywhere) joins the FROM before WHERE is
+	// bound, and every outer reference binds to D (deepcorr.go).
+	var early []vec.Expr // D's columns, when so
+	var earlyPreds []vec.Expr
+	if sq != nil && sq.outerRel != nil && sq.outerRel.node != nil {
+		if cols := deepOuterCols(sel, ob, sc, outer); len(cols) > 0 {
+			n, ex, ps, err := b.domainJoin(sq, rel.node, nil, cols)
+			if err != nil {
+				return nil, err
+			}
+			rel.node, early, earlyPreds = n, ex, ps
+			sc.fields = rel.node.Schema()
+			sc.corr.domain = map[int]vec.Expr{}
+			for k, r := range sq.domainRefs {
+				sc.corr.domain[r.Index] = early[k]
+			}
+		}
+	}
+
 	// WHERE
 	var filters []vec.Expr
 	var corrPreds []vec.Expr
@@ -157,16 +177,24 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		hasAgg = hasAgg || containsAgg(x)
 	}
 
+	if early != nil {
+		if len(corrPreds) > 0 {
+			return nil, unsupportedf("correlated subquery whose outer references could not all be bound (%s)", corrPreds[0].String())
+		}
+		corrPreds = earlyPreds
+	}
 	// Outer columns read outside WHERE (select list, GROUP BY, HAVING,
 	// ORDER BY) of a scalar subquery: domain decorrelation binds them.
 	var outerCols []int
-	if sq != nil && (sq.scalar || sq.lateral) {
+	if sq != nil && (sq.scalar || sq.lateral) && early == nil {
 		outerCols = outerColsOutsideWhere(sel, ob, sc, outer)
 	}
 
 	// Correlated inner columns become extra outputs (and group keys).
 	var extra []vec.Expr
-	if len(corrPreds) > 0 || len(outerCols) > 0 {
+	if early != nil {
+		extra = early
+	} else if len(corrPreds) > 0 || len(outerCols) > 0 {
 		domain := len(outerCols) > 0 || sq.lateral
 		for _, p := range corrPreds {
 			// a LIMIT applies per outer row: per key only when the keys
