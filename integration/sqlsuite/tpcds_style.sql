@@ -204,6 +204,16 @@ SELECT r_name, x.n_name, x.c FROM region, LATERAL (SELECT n_name, COUNT(*) AS c 
 SELECT n_name, x.cnt, x.tot FROM nation, LATERAL (SELECT COUNT(*) AS cnt, SUM(c_acctbal) AS tot FROM customer WHERE c_nationkey = n_nationkey AND c_acctbal > 9900 - n_nationkey * 10) x;
 SELECT p_partkey, x.ps_suppkey FROM part, LATERAL (SELECT ps_suppkey FROM partsupp WHERE ps_partkey = p_partkey AND ps_supplycost < p_retailprice / 10 ORDER BY ps_supplycost, ps_suppkey LIMIT 1) x WHERE p_partkey < 400;
 SELECT n_name, x.d FROM nation, LATERAL (SELECT n_nationkey * 2 + n_regionkey AS d) x;
+-- TPC-H Q21-like: correlated two levels out
+SELECT s_name, COUNT(*) AS numwait FROM supplier, lineitem l1, orders, nation
+WHERE s_suppkey = l1.l_suppkey AND o_orderkey = l1.l_orderkey AND o_orderstatus = 'F' AND l1.l_receiptdate > l1.l_commitdate
+AND EXISTS (SELECT 1 FROM lineitem l2 WHERE l2.l_orderkey = l1.l_orderkey AND l2.l_suppkey <> l1.l_suppkey
+  AND EXISTS (SELECT 1 FROM partsupp WHERE ps_partkey = l2.l_partkey AND ps_suppkey = l1.l_suppkey))
+AND s_nationkey = n_nationkey AND n_name = 'SAUDI ARABIA'
+GROUP BY s_name;
+SELECT c_custkey FROM customer WHERE c_custkey < 500 AND EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey
+  AND NOT EXISTS (SELECT 1 FROM lineitem WHERE l_orderkey = o_orderkey AND l_quantity < c_acctbal / 1000));
+SELECT n_name, (SELECT COUNT(*) FROM supplier WHERE s_nationkey = n_nationkey AND s_suppkey IN (SELECT ps_suppkey FROM partsupp WHERE ps_availqty > 9000 + n_nationkey * 10)) AS c FROM nation;
 SELECT o_orderkey, x.n FROM orders LEFT JOIN LATERAL (SELECT l_linenumber AS n FROM lineitem WHERE l_orderkey = o_orderkey AND l_quantity > 45 ORDER BY l_linenumber LIMIT 2) x ON true WHERE o_orderkey < 500;
 SELECT COUNT(*) AS c FROM (SELECT DISTINCT l_orderkey, l_suppkey FROM lineitem) x;
 SELECT COUNT(DISTINCT (l_orderkey, l_suppkey)) AS c FROM lineitem;

@@ -31,6 +31,13 @@ import (
 // lateral binds the LATERAL derived table x joined to left with join
 // type jt and optional ON condition.
 func (b *binder) lateral(left *fromItem, x *sqlparser.AliasedTableExpr, jt exec.JoinType, on sqlparser.Expr, outer *scope, ctes *cteScope) (*fromItem, error) {
+	return b.lateralNamed(left, nil, x, jt, on, outer, ctes)
+}
+
+// lateralNamed is lateral with names (when not nil) naming left's first
+// columns for name resolution inside the subquery (deepcorr.go: D's
+// columns carry the names of the outer columns they hold).
+func (b *binder) lateralNamed(left *fromItem, names Schema, x *sqlparser.AliasedTableExpr, jt exec.JoinType, on sqlparser.Expr, outer *scope, ctes *cteScope) (*fromItem, error) {
 	sub, ok := x.Expr.(*sqlparser.Subquery)
 	if !ok {
 		return nil, unsupportedf("LATERAL %s", sqlparser.String(x.Expr))
@@ -40,7 +47,11 @@ func (b *binder) lateral(left *fromItem, x *sqlparser.AliasedTableExpr, jt exec.
 		return nil, unsupportedf("RIGHT or FULL JOIN LATERAL (%s)", alias)
 	}
 	ls := left.node.Schema()
-	sc := &scope{fields: ls, outer: outer, using: left.using, tables: relNames(left.node)}
+	rfields := ls
+	if names != nil {
+		rfields = append(append(Schema{}, names...), ls[len(names):]...)
+	}
+	sc := &scope{fields: rfields, outer: outer, using: left.using, tables: relNames(left.node)}
 	q := queryOf(sub.Select)
 	if sel, ok := q.Body.(*parse.Select); ok && len(sel.From) == 1 && sel.Where == nil {
 		if at, ok := sel.From[0].(*sqlparser.AliasedTableExpr); ok {
@@ -151,10 +162,10 @@ func (b *binder) lateral(left *fromItem, x *sqlparser.AliasedTableExpr, jt exec.
 		return nil, err
 	}
 	exprs := make([]vec.Expr, 0, nl+nOut)
-	names := make([]string, 0, nl+nOut)
+	onames := make([]string, 0, nl+nOut)
 	for i := 0; i < nl; i++ {
 		exprs = append(exprs, js.Col(i))
-		names = append(names, ls[i].Name)
+		onames = append(onames, ls[i].Name)
 	}
 	for i := 0; i < nOut; i++ {
 		v := js.Col(nl + i)
@@ -170,9 +181,9 @@ func (b *binder) lateral(left *fromItem, x *sqlparser.AliasedTableExpr, jt exec.
 			return nil, err
 		}
 		exprs = append(exprs, e)
-		names = append(names, rs[i].Name)
+		onames = append(onames, rs[i].Name)
 	}
-	p := projectNode(j, exprs, names, b.fieldsMeta(j, exprs))
+	p := projectNode(j, exprs, onames, b.fieldsMeta(j, exprs))
 	for i := range p.S {
 		if i < nl {
 			p.S[i] = ls[i]

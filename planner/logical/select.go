@@ -82,6 +82,14 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		ob, lim = sel.OrderBy, sel.Limit
 	}
 	fi, err := b.from(sel.From, nil, ctes)
+	var early []vec.Expr // D's columns (early domain decorrelation, deepcorr.go)
+	var earlyPreds []vec.Expr
+	if err != nil && sq != nil && sq.outerRel != nil && sq.outerRel.node != nil && outer != nil {
+		// a derived table in FROM may read the outer query
+		if cols := outerNamed(sel, ob, outer); len(cols) > 0 {
+			fi, early, earlyPreds, err = b.correlatedFrom(sq, sel.From, cols, ctes)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -95,9 +103,12 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 	// A nested subquery reads a column two levels out: D (the outer
 	// columns this query reads anywhere) joins the FROM before WHERE is
 	// bound, and every outer reference binds to D (deepcorr.go).
-	var early []vec.Expr // D's columns, when so
-	var earlyPreds []vec.Expr
-	if sq != nil && sq.outerRel != nil && sq.outerRel.node != nil {
+	if early != nil {
+		sc.corr.domain = map[int]vec.Expr{}
+		for k, r := range sq.domainRefs {
+			sc.corr.domain[r.Index] = early[k]
+		}
+	} else if sq != nil && sq.outerRel != nil && sq.outerRel.node != nil {
 		if cols := deepOuterCols(sel, ob, sc, outer); len(cols) > 0 {
 			n, ex, ps, err := b.domainJoin(sq, rel.node, nil, cols)
 			if err != nil {
@@ -116,7 +127,52 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 	var filters []vec.Expr
 	var corrPreds []vec.Expr
 	if sel.Where != nil {
-		for _, c := range splitAnd(sel.Where.Expr) {
+		// Conjuncts without subqueries first, filtered at once: a
+		// subquery decorrelated on a domain (D = the outer columns it
+		// reads) then takes D from the filtered relation.
+		conj := splitAnd(sel.Where.Expr)
+		var plainConj, subConj []sqlparser.Expr
+		for _, c := range conj {
+			if hasSubqueryAST(c) {
+				subConj = append(subConj, c)
+			} else {
+				plainConj = append(plainConj, c)
+			}
+		}
+		if len(subConj) > 0 && len(plainConj) > 0 {
+			var pre []vec.Expr
+			var rest []sqlparser.Expr
+			for _, c := range plainConj {
+				nRefs := 0
+				if sq != nil {
+					nRefs = len(sq.corr.refs)
+				}
+				e, err := b.expr(ec, c)
+				if err != nil {
+					return nil, err
+				}
+				if err := wantBool(e, "WHERE"); err != nil {
+					return nil, err
+				}
+				if sq != nil && len(sq.corr.refs) > nRefs || hasOuter(e) {
+					rest = append(rest, c) // correlated: bound again below
+					if sq != nil {
+						sq.corr.refs = sq.corr.refs[:nRefs]
+					}
+					continue
+				}
+				pre = append(pre, e)
+			}
+			if len(pre) > 0 {
+				f, err := andAll(pre)
+				if err != nil {
+					return nil, err
+				}
+				rel.node = &Filter{Input: rel.node, Pred: f}
+			}
+			conj = append(rest, subConj...)
+		}
+		for _, c := range conj {
 			if handled, err := b.topLevelSubquery(ec, c); err != nil {
 				return nil, err
 			} else if handled {
@@ -579,4 +635,16 @@ func liftInner(p vec.Expr, extra []vec.Expr, agg bool) (vec.Expr, []vec.Expr, er
 		return &innerRef{idx: len(extra) - 1, t: c.T, nul: c.Null, s: c.Name}, nil
 	})
 	return np, extra, err
+}
+
+// hasSubqueryAST reports whether e contains a subquery.
+func hasSubqueryAST(e sqlparser.Expr) bool {
+	found := false
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		if _, ok := n.(*sqlparser.Subquery); ok {
+			found = true
+		}
+		return !found, nil
+	}, e)
+	return found
 }
