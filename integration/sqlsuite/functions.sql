@@ -245,6 +245,9 @@ SELECT a.id FROM t4 a WHERE a.i IN (SELECT b.i FROM t3 b WHERE EXISTS (SELECT 1 
 SELECT a.id, x.id AS bid FROM t4 a, LATERAL (SELECT b.id FROM t3 b WHERE b.k2 = a.k2 ORDER BY b.i DESC NULLS LAST, b.id LIMIT 2) x;
 SELECT a.id, x.c, x.m FROM t4 a LEFT JOIN LATERAL (SELECT COUNT(b.i) AS c, MAX(b.s) AS m FROM t3 b WHERE b.k2 = a.k2 AND b.i > a.i) x ON true;
 SELECT a.id, x.s FROM t4 a LEFT JOIN LATERAL (SELECT b.s FROM t3 b WHERE b.id < a.id ORDER BY b.id DESC LIMIT 1) x ON true;
+SELECT a.id, x.c, x.m FROM t4 a LEFT JOIN LATERAL (SELECT COUNT(*) AS c, MIN(b.i) AS m FROM t3 b WHERE b.k2 = a.k2) x ON x.c > 1 OR x.m IS NULL;
+SELECT a.id, x.v FROM t4 a JOIN LATERAL (SELECT SUM(b.i) AS v FROM t3 b WHERE b.k2 IS NOT DISTINCT FROM a.k2) x ON x.v > a.i;
+SELECT a.id, x.k FROM t4 a, LATERAL (SELECT b.k2 AS k, COUNT(*) AS n FROM t3 b WHERE b.i > a.i GROUP BY b.k2 ORDER BY n DESC, b.k2 NULLS FIRST LIMIT 1) x;
 SELECT a.k2, COUNT(*) AS c, (SELECT COUNT(*) FROM t3 b WHERE b.k2 = a.k2) AS c3 FROM t4 a GROUP BY a.k2;
 SELECT a.k2, COUNT(*) AS c FROM t4 a GROUP BY a.k2 HAVING COUNT(*) > (SELECT COUNT(*) FROM t3 b WHERE b.k2 = a.k2);
 SELECT a.id, CASE WHEN a.i > 0 THEN (SELECT MAX(b.d) FROM t3 b WHERE b.k2 = a.k2) END AS m FROM t4 a;

@@ -24,8 +24,9 @@ import (
 // An aggregate without GROUP BY has one row per L row even over no rows:
 // the join is a LEFT JOIN and each output column is CASE WHEN the row is
 // missing THEN its value over no rows (COUNT 0, others NULL, outer
-// columns their L value) ELSE the value END. With HAVING or a LEFT JOIN
-// ON condition other than TRUE that shape is ErrUnsupported.
+// columns their L value) ELSE the value END; an ON condition then filters
+// (inner) or picks the values or NULLs (LEFT). With HAVING that shape is
+// ErrUnsupported.
 // RIGHT/FULL JOIN LATERAL and correlated set operations are ErrUnsupported.
 
 // lateral binds the LATERAL derived table x joined to left with join
@@ -148,9 +149,6 @@ func (b *binder) lateralNamed(left *fromItem, names Schema, x *sqlparser.Aliased
 		return &fromItem{node: trim(j, nl+nOut), using: left.using}, nil
 	}
 	// aggregate without GROUP BY: one row per left row
-	if jt == exec.LeftJoin && onCond != nil {
-		return nil, unsupportedf("LEFT JOIN LATERAL over an aggregate without GROUP BY with an ON condition other than TRUE")
-	}
 	c, err := andAll(conds)
 	if err != nil {
 		return nil, err
@@ -192,7 +190,27 @@ func (b *binder) lateralNamed(left *fromItem, names Schema, x *sqlparser.Aliased
 		}
 	}
 	var out Node = p
-	if onCond != nil {
+	switch {
+	case onCond != nil && jt == exec.LeftJoin:
+		// the row exists; ON decides whether its values or NULLs join
+		ps := p.Schema()
+		exprs := make([]vec.Expr, len(ps))
+		for i := range ps {
+			exprs[i] = ps.Col(i)
+			if i >= nl {
+				nullv := vec.NullLiteral(ps[i].Type)
+				c, err := vec.NewCase([]vec.Expr{onCond}, []vec.Expr{ps.Col(i)}, nullv)
+				if err != nil {
+					return nil, err
+				}
+				exprs[i] = c
+			}
+		}
+		out = &Project{Input: p, Exprs: exprs, S: append(Schema{}, ps...)}
+		for i := nl; i < len(ps); i++ {
+			out.(*Project).S[i].Nullable = true
+		}
+	case onCond != nil:
 		out = &Filter{Input: p, Pred: onCond}
 	}
 	return &fromItem{node: out, using: left.using}, nil
