@@ -204,6 +204,7 @@ SELECT r_name, x.n_name, x.c FROM region, LATERAL (SELECT n_name, COUNT(*) AS c 
 SELECT n_name, x.cnt, x.tot FROM nation, LATERAL (SELECT COUNT(*) AS cnt, SUM(c_acctbal) AS tot FROM customer WHERE c_nationkey = n_nationkey AND c_acctbal > 9900 - n_nationkey * 10) x;
 SELECT p_partkey, x.ps_suppkey FROM part, LATERAL (SELECT ps_suppkey FROM partsupp WHERE ps_partkey = p_partkey AND ps_supplycost < p_retailprice / 10 ORDER BY ps_supplycost, ps_suppkey LIMIT 1) x WHERE p_partkey < 400;
 SELECT n_name, x.d FROM nation, LATERAL (SELECT n_nationkey * 2 + n_regionkey AS d) x;
+SELECT n_name, x.s_name, x.rk, x.share FROM nation, LATERAL (SELECT s_name, RANK() OVER (ORDER BY s_acctbal DESC) AS rk, s_acctbal / SUM(s_acctbal) OVER () AS share FROM supplier WHERE s_nationkey = n_nationkey) x WHERE n_nationkey < 5;
 -- TPC-H Q21-like: correlated two levels out
 SELECT s_name, COUNT(*) AS numwait FROM supplier, lineitem l1, orders, nation
 WHERE s_suppkey = l1.l_suppkey AND o_orderkey = l1.l_orderkey AND o_orderstatus = 'F' AND l1.l_receiptdate > l1.l_commitdate

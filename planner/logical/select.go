@@ -1,7 +1,6 @@
 package logical
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -248,10 +247,13 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 
 	// Correlated inner columns become extra outputs (and group keys).
 	var extra []vec.Expr
+	perKey := false // extra are D's columns: one key value per outer row
 	if early != nil {
-		extra = early
+		extra, perKey = early, true
 	} else if len(corrPreds) > 0 || len(outerCols) > 0 {
-		domain := len(outerCols) > 0 || sq.lateral
+		// window functions partition by the keys, which must then be the
+		// outer row's columns
+		domain := len(outerCols) > 0 || sq.lateral || hasWindowAST(sel, ob)
 		for _, p := range corrPreds {
 			// a LIMIT applies per outer row: per key only when the keys
 			// are exactly the correlation (corrscalar.go)
@@ -260,6 +262,7 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 			}
 		}
 		if domain {
+			perKey = true
 			n, ex, ps, err := b.domainJoin(sq, rel.node, corrPreds, outerCols)
 			if err != nil {
 				return nil, err
@@ -412,6 +415,9 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		if having != nil {
 			return nil, unsupportedf("correlated LATERAL subquery with an aggregate and HAVING but no GROUP BY")
 		}
+		if len(win.funcs) > 0 {
+			return nil, unsupportedf("window functions over an aggregate without GROUP BY in a correlated LATERAL subquery")
+		}
 		keyVals := map[int]vec.Expr{}
 		for k, r := range sq.domainRefs {
 			keyVals[len(agg.groups)-len(extra)+k] = r
@@ -452,7 +458,21 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 	var winRepl func(vec.Expr) (vec.Expr, error)
 	if len(win.funcs) > 0 {
 		if sq != nil && len(corrPreds) > 0 {
-			return nil, unsupportedf("window functions in a correlated subquery")
+			if !perKey || len(extra) == 0 {
+				return nil, unsupportedf("window functions in a correlated subquery")
+			}
+			// per outer row: every window is partitioned by D's columns
+			keyCols := extra
+			if agg != nil {
+				keyCols = nil
+				for k := range extra {
+					keyCols = append(keyCols, rel.node.Schema().Col(len(agg.groups)-len(extra)+k))
+				}
+			}
+			for i := range win.funcs {
+				win.funcs[i].part = append(append([]vec.Expr{}, keyCols...), win.funcs[i].part...)
+				win.funcs[i].key = "corr:" + win.funcs[i].key
+			}
 		}
 		base := len(rel.node.Schema())
 		n, m, err := win.build(rel.node)
@@ -560,91 +580,4 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		sq.preds = corrPreds
 	}
 	return n, nil
-}
-
-func itoa(i int) string { return strconv.Itoa(i) }
-
-// projCol references column i of a projection of exprs.
-func projCol(exprs []vec.Expr, names []string, i int) vec.Expr {
-	return &vec.Column{Index: i, Name: names[i], T: exprs[i].Type(), Null: exprs[i].Nullable()}
-}
-
-// fieldsMeta keeps the Arrow metadata of plain column references.
-func (b *binder) fieldsMeta(in Node, exprs []vec.Expr) []arrow.Metadata {
-	s := in.Schema()
-	out := make([]arrow.Metadata, len(exprs))
-	for i, e := range exprs {
-		if c, ok := e.(*vec.Column); ok && c.Index < len(s) {
-			out[i] = s[c.Index].Meta
-		}
-	}
-	return out
-}
-
-func projectNode(in Node, exprs []vec.Expr, names []string, meta []arrow.Metadata) *Project {
-	s := make(Schema, len(exprs))
-	for i, e := range exprs {
-		s[i] = Field{Name: names[i], Type: e.Type(), Nullable: e.Nullable()}
-		if meta != nil {
-			s[i].Meta = meta[i]
-		}
-		if strings.HasPrefix(names[i], "__") {
-			s[i].Hidden = true
-		}
-	}
-	return &Project{Input: in, Exprs: exprs, S: s}
-}
-
-// trim keeps the first n columns.
-func trim(in Node, n int) Node {
-	s := in.Schema()
-	exprs := make([]vec.Expr, n)
-	for i := range exprs {
-		exprs[i] = s.Col(i)
-		exprs[i].(*vec.Column).Name = s[i].Name
-	}
-	return &Project{Input: in, Exprs: exprs, S: append(Schema{}, s[:n]...)}
-}
-
-// liftInner replaces the inner columns of a correlated predicate by
-// innerRefs to extra output columns (added to extra).
-func liftInner(p vec.Expr, extra []vec.Expr, agg bool) (vec.Expr, []vec.Expr, error) {
-	if agg {
-		// only inner_column = outer_expr is decorrelatable through GROUP BY
-		ok := false
-		if cmp, isCmp := p.(*vec.Compare); isCmp {
-			if l, r, eq := cmp.Equality(); eq {
-				ok = hasOuter(l) != hasOuter(r) && (len(vec.Columns(l)) == 0 || len(vec.Columns(r)) == 0)
-			}
-		}
-		if !ok {
-			return nil, nil, unsupportedf("correlated aggregate subquery with condition %s (only equalities with outer columns are supported)", p.String())
-		}
-	}
-	np, err := vec.Transform(p, func(x vec.Expr) (vec.Expr, error) {
-		c, ok := x.(*vec.Column)
-		if !ok {
-			return x, nil
-		}
-		for k, e := range extra {
-			if e.String() == c.String() {
-				return &innerRef{idx: k, t: c.T, nul: c.Null, s: c.Name}, nil
-			}
-		}
-		extra = append(extra, c)
-		return &innerRef{idx: len(extra) - 1, t: c.T, nul: c.Null, s: c.Name}, nil
-	})
-	return np, extra, err
-}
-
-// hasSubqueryAST reports whether e contains a subquery.
-func hasSubqueryAST(e sqlparser.Expr) bool {
-	found := false
-	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
-		if _, ok := n.(*sqlparser.Subquery); ok {
-			found = true
-		}
-		return !found, nil
-	}, e)
-	return found
 }
