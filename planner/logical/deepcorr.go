@@ -150,7 +150,10 @@ func (b *binder) correlatedFrom(sq *subqMode, from sqlparser.TableExprs, cols []
 		}
 		it, err := b.tableExpr(te, nil, ctes)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("%w (a derived table that reads the outer query is supported only as a top-level FROM item of the subquery)", err)
+			if _, plain := te.(*sqlparser.AliasedTableExpr); !plain {
+				err = fmt.Errorf("%w (a derived table that reads the outer query is supported only as a top-level FROM item of the subquery)", err)
+			}
+			return nil, nil, nil, err
 		}
 		cur = &fromItem{node: &Join{Left: cur.node, Right: it.node, Type: exec.InnerJoin}, using: mergeUsing(cur, it)}
 	}
