@@ -234,9 +234,20 @@ SELECT a.id, (SELECT COUNT(*) + a.i FROM t3 b WHERE b.k2 = a.k2) AS x, (SELECT M
 SELECT a.id, (SELECT COUNT(*) FROM t3 b WHERE b.k2 = a.k2 HAVING COUNT(*) > a.i) AS x FROM t4 a;
 SELECT a.id, (SELECT b.id FROM t3 b WHERE b.k2 = a.k2 ORDER BY ABS(b.i - a.i), b.id LIMIT 1) AS x FROM t4 a;
 SELECT a.id FROM t4 a WHERE a.i IN (SELECT b.i FROM t3 b WHERE b.id > a.id ORDER BY b.id LIMIT 3);
--- known: a correlated reference inside a derived table of a subquery is not resolved (error)
 SELECT a.id, (SELECT SUM(c.d) FROM (SELECT b.d FROM t3 b WHERE b.k2 = a.k2 ORDER BY b.id LIMIT 5) c) AS x FROM t4 a;
 SELECT a.id, (SELECT b.id FROM t3 b WHERE b.id < a.id AND b.id > a.id - 2) AS x FROM t4 a;
+-- correlated two levels out (NULL-heavy keys)
+SELECT a.id FROM t4 a WHERE EXISTS (SELECT 1 FROM t3 b WHERE b.k2 = a.k2 AND EXISTS (SELECT 1 FROM t4 c WHERE c.id = b.id AND c.i > a.i));
+SELECT a.id FROM t4 a WHERE NOT EXISTS (SELECT 1 FROM t3 b WHERE EXISTS (SELECT 1 FROM t4 c WHERE c.k2 = b.k2 AND c.s = a.s));
+SELECT a.id, (SELECT COUNT(*) FROM t3 b WHERE b.i > a.i AND b.id IN (SELECT c.id FROM t4 c WHERE c.k2 = a.k2)) AS n FROM t4 a;
+SELECT a.id FROM t4 a WHERE a.i IN (SELECT b.i FROM t3 b WHERE EXISTS (SELECT 1 FROM t4 c WHERE c.id = b.id AND c.d IS NOT DISTINCT FROM a.d));
+-- LATERAL over NULL-heavy keys
+SELECT a.id, x.id AS bid FROM t4 a, LATERAL (SELECT b.id FROM t3 b WHERE b.k2 = a.k2 ORDER BY b.i DESC NULLS LAST, b.id LIMIT 2) x;
+SELECT a.id, x.c, x.m FROM t4 a LEFT JOIN LATERAL (SELECT COUNT(b.i) AS c, MAX(b.s) AS m FROM t3 b WHERE b.k2 = a.k2 AND b.i > a.i) x ON true;
+SELECT a.id, x.s FROM t4 a LEFT JOIN LATERAL (SELECT b.s FROM t3 b WHERE b.id < a.id ORDER BY b.id DESC LIMIT 1) x ON true;
+SELECT a.id, x.c, x.m FROM t4 a LEFT JOIN LATERAL (SELECT COUNT(*) AS c, MIN(b.i) AS m FROM t3 b WHERE b.k2 = a.k2) x ON x.c > 1 OR x.m IS NULL;
+SELECT a.id, x.v FROM t4 a JOIN LATERAL (SELECT SUM(b.i) AS v FROM t3 b WHERE b.k2 IS NOT DISTINCT FROM a.k2) x ON x.v > a.i;
+SELECT a.id, x.k FROM t4 a, LATERAL (SELECT b.k2 AS k, COUNT(*) AS n FROM t3 b WHERE b.i > a.i GROUP BY b.k2 ORDER BY n DESC, b.k2 NULLS FIRST LIMIT 1) x;
 SELECT a.k2, COUNT(*) AS c, (SELECT COUNT(*) FROM t3 b WHERE b.k2 = a.k2) AS c3 FROM t4 a GROUP BY a.k2;
 SELECT a.k2, COUNT(*) AS c FROM t4 a GROUP BY a.k2 HAVING COUNT(*) > (SELECT COUNT(*) FROM t3 b WHERE b.k2 = a.k2);
 SELECT a.id, CASE WHEN a.i > 0 THEN (SELECT MAX(b.d) FROM t3 b WHERE b.k2 = a.k2) END AS m FROM t4 a;

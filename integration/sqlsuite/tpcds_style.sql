@@ -193,8 +193,29 @@ SELECT r_name, n_name FROM region FULL OUTER JOIN nation ON r_regionkey = n_regi
 SELECT c.c_custkey, o.cnt FROM customer c LEFT JOIN (SELECT o_custkey, COUNT(*) AS cnt FROM orders GROUP BY o_custkey) o ON c.c_custkey = o.o_custkey WHERE c.c_custkey < 20;
 SELECT ps_partkey, SUM(ps_supplycost * ps_availqty) AS v FROM partsupp GROUP BY ps_partkey
 HAVING SUM(ps_supplycost * ps_availqty) > (SELECT SUM(ps_supplycost * ps_availqty) * 0.002 FROM partsupp);
--- known: LATERAL is not parsed
 SELECT n_name, s_cnt FROM nation, LATERAL (SELECT COUNT(*) AS s_cnt FROM supplier WHERE s_nationkey = n_nationkey) x;
+SELECT c_custkey, x.o_orderkey, x.o_totalprice FROM customer,
+LATERAL (SELECT o_orderkey, o_totalprice FROM orders WHERE o_custkey = c_custkey ORDER BY o_totalprice DESC, o_orderkey LIMIT 3) x
+WHERE c_custkey < 200;
+SELECT n_name, x.s_name, x.s_acctbal FROM nation CROSS JOIN LATERAL (SELECT s_name, s_acctbal FROM supplier WHERE s_nationkey = n_nationkey ORDER BY s_acctbal DESC LIMIT 2 OFFSET 1) AS x;
+SELECT c_custkey, x.last_order FROM customer LEFT JOIN LATERAL (SELECT MAX(o_orderdate) AS last_order FROM orders WHERE o_custkey = c_custkey AND o_orderstatus = 'F') x ON true WHERE c_custkey < 300;
+SELECT c_custkey, x.o_orderkey FROM customer LEFT JOIN LATERAL (SELECT o_orderkey FROM orders WHERE o_custkey = c_custkey ORDER BY o_orderdate, o_orderkey LIMIT 1) x ON true WHERE c_custkey % 50 = 1;
+SELECT r_name, x.n_name, x.c FROM region, LATERAL (SELECT n_name, COUNT(*) AS c FROM nation JOIN supplier ON s_nationkey = n_nationkey WHERE n_regionkey = r_regionkey GROUP BY n_name) x;
+SELECT n_name, x.cnt, x.tot FROM nation, LATERAL (SELECT COUNT(*) AS cnt, SUM(c_acctbal) AS tot FROM customer WHERE c_nationkey = n_nationkey AND c_acctbal > 9900 - n_nationkey * 10) x;
+SELECT p_partkey, x.ps_suppkey FROM part, LATERAL (SELECT ps_suppkey FROM partsupp WHERE ps_partkey = p_partkey AND ps_supplycost < p_retailprice / 10 ORDER BY ps_supplycost, ps_suppkey LIMIT 1) x WHERE p_partkey < 400;
+SELECT n_name, x.d FROM nation, LATERAL (SELECT n_nationkey * 2 + n_regionkey AS d) x;
+SELECT n_name, x.s_name, x.rk, x.share FROM nation, LATERAL (SELECT s_name, RANK() OVER (ORDER BY s_acctbal DESC) AS rk, s_acctbal / SUM(s_acctbal) OVER () AS share FROM supplier WHERE s_nationkey = n_nationkey) x WHERE n_nationkey < 5;
+-- TPC-H Q21-like: correlated two levels out
+SELECT s_name, COUNT(*) AS numwait FROM supplier, lineitem l1, orders, nation
+WHERE s_suppkey = l1.l_suppkey AND o_orderkey = l1.l_orderkey AND o_orderstatus = 'F' AND l1.l_receiptdate > l1.l_commitdate
+AND EXISTS (SELECT 1 FROM lineitem l2 WHERE l2.l_orderkey = l1.l_orderkey AND l2.l_suppkey <> l1.l_suppkey
+  AND EXISTS (SELECT 1 FROM partsupp WHERE ps_partkey = l2.l_partkey AND ps_suppkey = l1.l_suppkey))
+AND s_nationkey = n_nationkey AND n_name = 'SAUDI ARABIA'
+GROUP BY s_name;
+SELECT c_custkey FROM customer WHERE c_custkey < 500 AND EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey
+  AND NOT EXISTS (SELECT 1 FROM lineitem WHERE l_orderkey = o_orderkey AND l_quantity < c_acctbal / 1000));
+SELECT n_name, (SELECT COUNT(*) FROM supplier WHERE s_nationkey = n_nationkey AND s_suppkey IN (SELECT ps_suppkey FROM partsupp WHERE ps_availqty > 9000 + n_nationkey * 10)) AS c FROM nation;
+SELECT o_orderkey, x.n FROM orders LEFT JOIN LATERAL (SELECT l_linenumber AS n FROM lineitem WHERE l_orderkey = o_orderkey AND l_quantity > 45 ORDER BY l_linenumber LIMIT 2) x ON true WHERE o_orderkey < 500;
 SELECT COUNT(*) AS c FROM (SELECT DISTINCT l_orderkey, l_suppkey FROM lineitem) x;
 SELECT COUNT(DISTINCT (l_orderkey, l_suppkey)) AS c FROM lineitem;
 SELECT AVG(DISTINCT l_quantity) AS a, SUM(DISTINCT l_quantity) AS s FROM lineitem;

@@ -15,6 +15,12 @@
 //     appear twice in a tree (the outer relation under a domain-decorrelated
 //     scalar subquery's DISTINCT, corrscalar.go): it is immutable, so each
 //     use is planned and executed on its own.
+//   - Domain decorrelation (corrscalar.go, lateral.go, deepcorr.go) joins
+//     a subquery back on outer column <=> D column for every D column, so
+//     each outer row meets exactly one D row; D may hold more columns than
+//     needed (a pre-scan ignores some shadowing), which never changes a
+//     result. A reference two levels out binds to D's column in the middle
+//     subquery; three levels out is ErrUnsupported.
 //   - A correlated scalar subquery never multiplies outer rows: it has one
 //     row per correlation key (grouped, or checked to one row at run time
 //     with the error "more than one row returned by a subquery used as an

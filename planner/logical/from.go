@@ -46,6 +46,14 @@ func (b *binder) from(exprs sqlparser.TableExprs, outer *scope, ctes *cteScope) 
 	}
 	var cur *fromItem
 	for _, te := range exprs {
+		if at, ok := b.lateralItem(te); ok && cur != nil {
+			it, err := b.lateral(cur, at, exec.InnerJoin, nil, outer, ctes)
+			if err != nil {
+				return nil, err
+			}
+			cur = it
+			continue
+		}
 		it, err := b.tableExpr(te, outer, ctes)
 		if err != nil {
 			return nil, err
@@ -229,6 +237,20 @@ func (b *binder) join(x *sqlparser.JoinTableExpr, outer *scope, ctes *cteScope) 
 	l, err := b.tableExpr(x.LeftExpr, outer, ctes)
 	if err != nil {
 		return nil, err
+	}
+	if at, ok := b.lateralItem(x.RightExpr); ok {
+		if len(x.Condition.Using) > 0 {
+			return nil, unsupportedf("JOIN LATERAL ... USING")
+		}
+		jt := exec.InnerJoin
+		switch x.Join {
+		case sqlparser.JoinStr, sqlparser.StraightJoinStr:
+		case sqlparser.LeftJoinStr:
+			jt = exec.LeftJoin
+		default:
+			return nil, unsupportedf("%s LATERAL", strings.ToUpper(x.Join))
+		}
+		return b.lateral(l, at, jt, x.Condition.On, outer, ctes)
 	}
 	r, err := b.tableExpr(x.RightExpr, outer, ctes)
 	if err != nil {

@@ -116,6 +116,7 @@ func (b *binder) column(ec *exprCtx, c *sqlparser.ColName) (vec.Expr, error) {
 	}
 	s := ec.sc
 	depth := 0
+	var mid *scope // the scope one level out
 	for s != nil {
 		i, err := s.resolve(qual, name)
 		if err != nil {
@@ -124,6 +125,14 @@ func (b *binder) column(ec *exprCtx, c *sqlparser.ColName) (vec.Expr, error) {
 		if i >= 0 {
 			if depth == 0 {
 				return s.fields.Col(i), nil
+			}
+			if depth == 2 && mid.corr != nil {
+				// the enclosing subquery joined D, the outer columns it and
+				// its subqueries read (deepcorr.go): the reference is to
+				// D's column there, one level out
+				if d, ok := mid.corr.domain[i].(*vec.Column); ok && d.Index < len(mid.fields) {
+					s, i, depth = mid, d.Index, 1
+				}
 			}
 			if depth > 1 {
 				return nil, unsupportedf("correlated reference to %s two levels out", joinQual(qual, name))
@@ -138,6 +147,9 @@ func (b *binder) column(ec *exprCtx, c *sqlparser.ColName) (vec.Expr, error) {
 			r := &OuterRef{Index: i, F: s.fields[i], Depth: depth}
 			inner.corr.refs = append(inner.corr.refs, r)
 			return r, nil
+		}
+		if depth == 0 {
+			mid = s.outer
 		}
 		s = s.outer
 		depth++

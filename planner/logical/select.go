@@ -1,7 +1,6 @@
 package logical
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -34,6 +33,11 @@ type subqMode struct {
 	coalesce bool // the output is never NULL over rows: COALESCE(v, empty) suffices
 	// domainRefs: the outer columns of D (domain decorrelation), in D's order
 	domainRefs []*OuterRef
+	// lateral: a LATERAL derived table (lateral.go): always domain
+	// decorrelated; empties holds each output's value over no rows for an
+	// aggregate without GROUP BY.
+	lateral bool
+	empties []vec.Expr
 }
 
 // innerRef is a column of the subquery's output inside a correlated
@@ -77,6 +81,14 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		ob, lim = sel.OrderBy, sel.Limit
 	}
 	fi, err := b.from(sel.From, nil, ctes)
+	var early []vec.Expr // D's columns (early domain decorrelation, deepcorr.go)
+	var earlyPreds []vec.Expr
+	if err != nil && sq != nil && sq.outerRel != nil && sq.outerRel.node != nil && outer != nil {
+		// a derived table in FROM may read the outer query
+		if cols := outerNamed(sel, ob, outer); len(cols) > 0 {
+			fi, early, earlyPreds, err = b.correlatedFrom(sq, sel.From, cols, ctes)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -87,11 +99,79 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 	}
 	ec := &exprCtx{sc: sc, rel: rel, what: "WHERE", ctes: ctes}
 
+	// A nested subquery reads a column two levels out: D (the outer
+	// columns this query reads anywhere) joins the FROM before WHERE is
+	// bound, and every outer reference binds to D (deepcorr.go).
+	if early != nil {
+		sc.corr.domain = map[int]vec.Expr{}
+		for k, r := range sq.domainRefs {
+			sc.corr.domain[r.Index] = early[k]
+		}
+	} else if sq != nil && sq.outerRel != nil && sq.outerRel.node != nil {
+		if cols := deepOuterCols(sel, ob, sc, outer); len(cols) > 0 {
+			n, ex, ps, err := b.domainJoin(sq, rel.node, nil, cols)
+			if err != nil {
+				return nil, err
+			}
+			rel.node, early, earlyPreds = n, ex, ps
+			sc.fields = rel.node.Schema()
+			sc.corr.domain = map[int]vec.Expr{}
+			for k, r := range sq.domainRefs {
+				sc.corr.domain[r.Index] = early[k]
+			}
+		}
+	}
+
 	// WHERE
 	var filters []vec.Expr
 	var corrPreds []vec.Expr
 	if sel.Where != nil {
-		for _, c := range splitAnd(sel.Where.Expr) {
+		// Conjuncts without subqueries first, filtered at once: a
+		// subquery decorrelated on a domain (D = the outer columns it
+		// reads) then takes D from the filtered relation.
+		conj := splitAnd(sel.Where.Expr)
+		var plainConj, subConj []sqlparser.Expr
+		for _, c := range conj {
+			if hasSubqueryAST(c) {
+				subConj = append(subConj, c)
+			} else {
+				plainConj = append(plainConj, c)
+			}
+		}
+		if len(subConj) > 0 && len(plainConj) > 0 {
+			var pre []vec.Expr
+			var rest []sqlparser.Expr
+			for _, c := range plainConj {
+				nRefs := 0
+				if sq != nil {
+					nRefs = len(sq.corr.refs)
+				}
+				e, err := b.expr(ec, c)
+				if err != nil {
+					return nil, err
+				}
+				if err := wantBool(e, "WHERE"); err != nil {
+					return nil, err
+				}
+				if sq != nil && len(sq.corr.refs) > nRefs || hasOuter(e) {
+					rest = append(rest, c) // correlated: bound again below
+					if sq != nil {
+						sq.corr.refs = sq.corr.refs[:nRefs]
+					}
+					continue
+				}
+				pre = append(pre, e)
+			}
+			if len(pre) > 0 {
+				f, err := andAll(pre)
+				if err != nil {
+					return nil, err
+				}
+				rel.node = &Filter{Input: rel.node, Pred: f}
+			}
+			conj = append(rest, subConj...)
+		}
+		for _, c := range conj {
 			if handled, err := b.topLevelSubquery(ec, c); err != nil {
 				return nil, err
 			} else if handled {
@@ -152,17 +232,28 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		hasAgg = hasAgg || containsAgg(x)
 	}
 
+	if early != nil {
+		if len(corrPreds) > 0 {
+			return nil, unsupportedf("correlated subquery whose outer references could not all be bound (%s)", corrPreds[0].String())
+		}
+		corrPreds = earlyPreds
+	}
 	// Outer columns read outside WHERE (select list, GROUP BY, HAVING,
 	// ORDER BY) of a scalar subquery: domain decorrelation binds them.
 	var outerCols []int
-	if sq != nil && sq.scalar {
+	if sq != nil && (sq.scalar || sq.lateral) && early == nil {
 		outerCols = outerColsOutsideWhere(sel, ob, sc, outer)
 	}
 
 	// Correlated inner columns become extra outputs (and group keys).
 	var extra []vec.Expr
-	if len(corrPreds) > 0 || len(outerCols) > 0 {
-		domain := len(outerCols) > 0
+	perKey := false // extra are D's columns: one key value per outer row
+	if early != nil {
+		extra, perKey = early, true
+	} else if len(corrPreds) > 0 || len(outerCols) > 0 {
+		// window functions partition by the keys, which must then be the
+		// outer row's columns
+		domain := len(outerCols) > 0 || sq.lateral || hasWindowAST(sel, ob)
 		for _, p := range corrPreds {
 			// a LIMIT applies per outer row: per key only when the keys
 			// are exactly the correlation (corrscalar.go)
@@ -171,6 +262,7 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 			}
 		}
 		if domain {
+			perKey = true
 			n, ex, ps, err := b.domainJoin(sq, rel.node, corrPreds, outerCols)
 			if err != nil {
 				return nil, err
@@ -319,7 +411,25 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		return nil, err
 	}
 
-	if sq != nil && len(corrPreds) > 0 && hasAgg && len(sel.GroupBy) == 0 && len(exprs) == 1 && len(win.funcs) == 0 {
+	if sq != nil && sq.lateral && len(corrPreds) > 0 && hasAgg && len(sel.GroupBy) == 0 {
+		if having != nil {
+			return nil, unsupportedf("correlated LATERAL subquery with an aggregate and HAVING but no GROUP BY")
+		}
+		if len(win.funcs) > 0 {
+			return nil, unsupportedf("window functions over an aggregate without GROUP BY in a correlated LATERAL subquery")
+		}
+		keyVals := map[int]vec.Expr{}
+		for k, r := range sq.domainRefs {
+			keyVals[len(agg.groups)-len(extra)+k] = r
+		}
+		for _, e := range exprs {
+			ev, err := emptyValue(e, len(agg.groups), agg.aggs, keyVals)
+			if err != nil {
+				return nil, err
+			}
+			sq.empties = append(sq.empties, ev)
+		}
+	} else if sq != nil && len(corrPreds) > 0 && hasAgg && len(sel.GroupBy) == 0 && len(exprs) == 1 && len(win.funcs) == 0 {
 		// the one value over no rows (corrscalar.go)
 		keyVals := map[int]vec.Expr{} // group key index → its outer column
 		for k, r := range sq.domainRefs {
@@ -348,7 +458,21 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 	var winRepl func(vec.Expr) (vec.Expr, error)
 	if len(win.funcs) > 0 {
 		if sq != nil && len(corrPreds) > 0 {
-			return nil, unsupportedf("window functions in a correlated subquery")
+			if !perKey || len(extra) == 0 {
+				return nil, unsupportedf("window functions in a correlated subquery")
+			}
+			// per outer row: every window is partitioned by D's columns
+			keyCols := extra
+			if agg != nil {
+				keyCols = nil
+				for k := range extra {
+					keyCols = append(keyCols, rel.node.Schema().Col(len(agg.groups)-len(extra)+k))
+				}
+			}
+			for i := range win.funcs {
+				win.funcs[i].part = append(append([]vec.Expr{}, keyCols...), win.funcs[i].part...)
+				win.funcs[i].key = "corr:" + win.funcs[i].key
+			}
 		}
 		base := len(rel.node.Schema())
 		n, m, err := win.build(rel.node)
@@ -456,79 +580,4 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		sq.preds = corrPreds
 	}
 	return n, nil
-}
-
-func itoa(i int) string { return strconv.Itoa(i) }
-
-// projCol references column i of a projection of exprs.
-func projCol(exprs []vec.Expr, names []string, i int) vec.Expr {
-	return &vec.Column{Index: i, Name: names[i], T: exprs[i].Type(), Null: exprs[i].Nullable()}
-}
-
-// fieldsMeta keeps the Arrow metadata of plain column references.
-func (b *binder) fieldsMeta(in Node, exprs []vec.Expr) []arrow.Metadata {
-	s := in.Schema()
-	out := make([]arrow.Metadata, len(exprs))
-	for i, e := range exprs {
-		if c, ok := e.(*vec.Column); ok && c.Index < len(s) {
-			out[i] = s[c.Index].Meta
-		}
-	}
-	return out
-}
-
-func projectNode(in Node, exprs []vec.Expr, names []string, meta []arrow.Metadata) *Project {
-	s := make(Schema, len(exprs))
-	for i, e := range exprs {
-		s[i] = Field{Name: names[i], Type: e.Type(), Nullable: e.Nullable()}
-		if meta != nil {
-			s[i].Meta = meta[i]
-		}
-		if strings.HasPrefix(names[i], "__") {
-			s[i].Hidden = true
-		}
-	}
-	return &Project{Input: in, Exprs: exprs, S: s}
-}
-
-// trim keeps the first n columns.
-func trim(in Node, n int) Node {
-	s := in.Schema()
-	exprs := make([]vec.Expr, n)
-	for i := range exprs {
-		exprs[i] = s.Col(i)
-		exprs[i].(*vec.Column).Name = s[i].Name
-	}
-	return &Project{Input: in, Exprs: exprs, S: append(Schema{}, s[:n]...)}
-}
-
-// liftInner replaces the inner columns of a correlated predicate by
-// innerRefs to extra output columns (added to extra).
-func liftInner(p vec.Expr, extra []vec.Expr, agg bool) (vec.Expr, []vec.Expr, error) {
-	if agg {
-		// only inner_column = outer_expr is decorrelatable through GROUP BY
-		ok := false
-		if cmp, isCmp := p.(*vec.Compare); isCmp {
-			if l, r, eq := cmp.Equality(); eq {
-				ok = hasOuter(l) != hasOuter(r) && (len(vec.Columns(l)) == 0 || len(vec.Columns(r)) == 0)
-			}
-		}
-		if !ok {
-			return nil, nil, unsupportedf("correlated aggregate subquery with condition %s (only equalities with outer columns are supported)", p.String())
-		}
-	}
-	np, err := vec.Transform(p, func(x vec.Expr) (vec.Expr, error) {
-		c, ok := x.(*vec.Column)
-		if !ok {
-			return x, nil
-		}
-		for k, e := range extra {
-			if e.String() == c.String() {
-				return &innerRef{idx: k, t: c.T, nul: c.Null, s: c.Name}, nil
-			}
-		}
-		extra = append(extra, c)
-		return &innerRef{idx: len(extra) - 1, t: c.T, nul: c.Null, s: c.Name}, nil
-	})
-	return np, extra, err
 }

@@ -60,6 +60,12 @@ func (p *parser) fixup(root sqlparser.SQLNode) error {
 					}
 					p.st.DerivedColumns[x] = m.cols
 				}
+				if m.lateral {
+					if p.st.Lateral == nil {
+						p.st.Lateral = map[*sqlparser.AliasedTableExpr]bool{}
+					}
+					p.st.Lateral[x] = true
+				}
 				if m.hints != nil {
 					if p.st.Hints == nil {
 						p.st.Hints = map[*sqlparser.AliasedTableExpr]map[string]string{}

@@ -34,6 +34,7 @@ type Statement struct {
 	AggOrders      []*AggOrder                                       // paimon_agg_order(agg(...), N) → AggOrders[N]
 	Hints          map[*sqlparser.AliasedTableExpr]map[string]string // /*+ OPTIONS(...) */ after that table
 	DerivedColumns map[*sqlparser.AliasedTableExpr][]string          // (subquery) AS t (c1, c2)
+	Lateral        map[*sqlparser.AliasedTableExpr]bool              // LATERAL (subquery) AS t
 	NullsFirst     map[*sqlparser.Order]bool                         // explicit NULLS FIRST (true) / LAST (false)
 	Subqueries     []*Query                                          // paimon_subquery_N → Subqueries[N]
 	Catalog        []string                                          // catalogs named in 3-part table names
@@ -86,6 +87,7 @@ type parser struct {
 	chunkOf   []int32 // token → index of the first chunk emitted for it
 	st        *Statement
 	aliases   []aliasMark
+	lateral   bool                   // the next rwSubquery is a LATERAL derived table
 	windows   map[string]*WindowSpec // named windows of the SELECT being rewritten
 	inQuery   bool                   // false for SHOW/DELETE/...
 	fullUsing map[int]bool           // USING tokens of FULL JOINs

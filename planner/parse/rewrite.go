@@ -60,9 +60,10 @@ var clauseWords = map[string]bool{
 }
 
 type aliasMark struct {
-	alias string
-	cols  []string
-	hints map[string]string
+	alias   string
+	cols    []string
+	hints   map[string]string
+	lateral bool // LATERAL (q) alias
 }
 
 // rw rewrites tokens [lo, hi) into e.
@@ -201,6 +202,16 @@ func (p *parser) rwName(e *emitter, i, lo, hi int, clause *rctx) (int, error) {
 		if pi < lo || !(isWord(p.toks[pi], "SELECT") || isWord(p.toks[pi], "DISTINCT") || isWord(p.toks[pi], "ALL")) {
 			e.add(t.pos, "join") // FULL JOIN is parsed as STRAIGHT_JOIN
 			return i + 1, nil
+		}
+	case "lateral":
+		// LATERAL (q) [AS] alias: the derived table is marked for the
+		// binder (Statement.Lateral); LATERAL before anything else is an error.
+		if p.tablePos(i, lo, *clause) && p.punct(nx, hi, "(") {
+			if !p.isQueryParen(nx) {
+				return 0, p.errAt(catalog.ErrUnsupported, i, "LATERAL is supported only before a parenthesised subquery")
+			}
+			p.lateral = true
+			return p.rwSubquery(e, nx, hi)
 		}
 	case "grouping":
 		if p.word(nx, hi, "SETS") {
@@ -419,6 +430,8 @@ func (p *parser) rwCallBody(e *emitter, i, open, argEnd, close int) error {
 // rwSubquery rewrites the parenthesised query at open, extracting it when
 // sqlparser cannot parse it, and the derived column list after it.
 func (p *parser) rwSubquery(e *emitter, open, hi int) (int, error) {
+	lateral := p.lateral
+	p.lateral = false
 	close := int(p.match[open])
 	pos := p.toks[open].pos
 	if p.needsExtract(open, close) {
@@ -438,6 +451,18 @@ func (p *parser) rwSubquery(e *emitter, open, hi int) (int, error) {
 		p.windows = saved
 	}
 	k := p.nextIn(close+1, hi)
+	if lateral {
+		p.lateral = true // aliasTail always marks it
+		j, ok, err := p.aliasTail(e, k, hi, nil, false)
+		p.lateral = false
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			return 0, p.errAt(catalog.ErrInvalid, open, "a LATERAL subquery needs an alias")
+		}
+		return j, nil
+	}
 	if j, ok, err := p.aliasTail(e, k, hi, nil, false); ok || err != nil {
 		return j, err
 	}
@@ -455,7 +480,7 @@ func (p *parser) aliasTail(e *emitter, i, hi int, hints map[string]string, needA
 	} else if needAS {
 		return 0, false, nil
 	}
-	m := aliasMark{hints: hints}
+	m := aliasMark{hints: hints, lateral: p.lateral}
 	end := i
 	if j < hi && isName(p.toks[j]) && (p.toks[j].kind != tIdent || !isKeyword(p.toks[j].text)) {
 		m.alias = nameOf(p.toks[j])
@@ -471,7 +496,10 @@ func (p *parser) aliasTail(e *emitter, i, hi int, hints map[string]string, needA
 	} else if j != i {
 		return 0, false, p.errAt(catalog.ErrInvalid, j, "expected an alias after AS")
 	}
-	if m.cols == nil && hints == nil {
+	if m.cols == nil && hints == nil && !m.lateral {
+		return 0, false, nil
+	}
+	if m.alias == "" && m.lateral {
 		return 0, false, nil
 	}
 	if reservedName(m.alias) {
