@@ -41,6 +41,22 @@ func evalGenericAgg(tc *TaskCtx, wd *winData, f WindowFunc, fm *frameSet, args [
 		return nil, err
 	}
 	n := wd.n
+	frame := defaultFrame.String()
+	if f.Frame != nil {
+		frame = f.Frame.String()
+	}
+	if fm.excl == ExcludeNoOthers {
+		s, err := newWinSlider(tc, &sp, args, n)
+		if err != nil {
+			return nil, err
+		}
+		if s != nil {
+			if err := runWinSlider(tc, sp.fn, frame, fm, s, parts); err != nil {
+				return nil, err
+			}
+			return s.result(tc)
+		}
+	}
 	grp := make([]int32, n) // row -> accumulator group
 	var rs, prev [][2]int
 	var work int64
@@ -64,7 +80,7 @@ func evalGenericAgg(tc *TaskCtx, wd *winData, f WindowFunc, fm *frameSet, args [
 				lo, hi := r[0], r[1]
 				work += int64(hi - lo)
 				if work > genericWindowWork {
-					return winUnsupportedf("window aggregate %s over these frames needs more than %d row visits (its frames are evaluated one by one); use a smaller frame", sp.fn, genericWindowWork)
+					return winUnsupportedf("window aggregate %s over %s needs more than %d row visits (%s has no sliding evaluator%s, so each frame is evaluated separately); use a smaller frame", sp.fn, frame, genericWindowWork, sp.fn, genericWhy(&sp, fm))
 				}
 				if work&0xffff < int64(hi-lo) {
 					if err := tc.Err(); err != nil {
@@ -241,4 +257,17 @@ func evalRunningDistinctCount(tc *TaskCtx, wd *winData, fm *frameSet, args []arr
 		return nil, err
 	}
 	return buildInt64(tc.Mem, vals, nil), nil
+}
+
+// genericWhy names what keeps an aggregate off the sliding evaluators.
+func genericWhy(sp *aggSpec, fm *frameSet) string {
+	switch {
+	case fm.excl != ExcludeNoOthers:
+		return " with an EXCLUDE clause"
+	case sp.ordered:
+		return " with ORDER BY in the call"
+	case sp.distinct:
+		return " with DISTINCT"
+	}
+	return ""
 }
