@@ -3,6 +3,7 @@ package exec
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 )
 
 // Window aggregates beyond SUM/AVG/COUNT/MIN/MAX use the aggregates of
@@ -44,6 +45,18 @@ func evalGenericAgg(tc *TaskCtx, wd *winData, f WindowFunc, fm *frameSet, args [
 	frame := defaultFrame.String()
 	if f.Frame != nil {
 		frame = f.Frame.String()
+	}
+	if (sp.fn == "ARG_MAX" || sp.fn == "ARG_MIN") && !sp.distinct && !sp.ordered && !winSlideOff {
+		var mbuf []byte
+		m, err := aggMask(&mbuf, n, nil, args, true)
+		if err != nil {
+			return nil, err
+		}
+		valid := func(j int) bool { return m == nil || bitutil.BitIsSet(m, j) }
+		return evalMinMaxBy(tc, wd, sp.fn == "ARG_MIN", fm, args[1], valid, args[0], parts)
+	}
+	if (sp.fn == "PRODUCT" || sp.fn == "GEOMEAN") && !sp.distinct && !sp.ordered && !winSlideOff {
+		return evalProduct(tc, wd, &sp, fm, args, parts)
 	}
 	if fm.excl == ExcludeNoOthers {
 		s, err := newWinSlider(tc, &sp, args, n)

@@ -208,3 +208,112 @@ func (s *anySlider) emit(i int) {
 func (s *anySlider) result(tc *TaskCtx) (arrow.Array, error) {
 	return gatherColumn(tc.Ctx, tc.Mem, s.x.DataType(), []arrow.Array{s.x}, s.locs)
 }
+
+// ---- PRODUCT / GEOMEAN ---------------------------------------------------------------
+
+// evalProduct computes PRODUCT (GEOMEAN: the sum of logarithms) over each
+// frame: forward (backward) accumulation for frames anchored at the
+// partition start (end), a segment tree of partial products otherwise
+// (O(log w) per range; the association order differs from a left-to-right
+// product only in the last bits). Row values come from the accumulator
+// with one group per row, and results go through its finish.
+func evalProduct(tc *TaskCtx, wd *winData, sp *aggSpec, fm *frameSet, args []arrow.Array, parts func(func(ps, pe int) error) error) (arrow.Array, error) {
+	n := wd.n
+	geo := sp.fn == "GEOMEAN"
+	var mbuf []byte
+	m, err := aggMask(&mbuf, n, nil, args[:1], sp.skipNulls)
+	if err != nil {
+		return nil, err
+	}
+	rows := &aggProduct{geo: geo}
+	rows.resize(n)
+	gids := make([]int32, n)
+	for j := range gids {
+		gids[j] = int32(j)
+	}
+	if err := rows.update(args[:1], m, gids); err != nil {
+		return nil, err
+	}
+	type pv struct {
+		v float64
+		n int64
+	}
+	comb := func(a, b pv) pv {
+		switch {
+		case a.n == 0:
+			return b
+		case b.n == 0:
+			return a
+		case geo:
+			return pv{a.v + b.v, a.n + b.n}
+		}
+		return pv{a.v * b.v, a.n + b.n}
+	}
+	leaf := func(j int) pv { return pv{rows.v[j], rows.n[j]} }
+	res := &aggProduct{geo: geo}
+	res.resize(n)
+	set := func(i int, p pv) { res.v[i], res.n[i] = p.v, p.n }
+	var tree []pv
+	var rs [][2]int
+	err = parts(func(ps, pe int) error {
+		switch fm.kind {
+		case 1:
+			var cur pv
+			j := ps
+			for i := ps; i < pe; i++ {
+				_, fe := fm.at(i)
+				for ; j < fe; j++ {
+					cur = comb(cur, leaf(j))
+				}
+				set(i, cur)
+			}
+			return nil
+		case -1:
+			var cur pv
+			j := pe
+			for i := pe - 1; i >= ps; i-- {
+				fs, _ := fm.at(i)
+				for j > fs {
+					j--
+					cur = comb(leaf(j), cur)
+				}
+				set(i, cur)
+			}
+			return nil
+		}
+		w := pe - ps
+		tree = aggGrow(tree[:0], 2*w)
+		for j := 0; j < w; j++ {
+			tree[w+j] = leaf(ps + j)
+		}
+		for j := w - 1; j > 0; j-- {
+			tree[j] = comb(tree[2*j], tree[2*j+1])
+		}
+		for i := ps; i < pe; i++ {
+			rs = fm.ranges(i, rs)
+			var best pv
+			for _, rg := range rs {
+				l, r := rg[0]-ps+w, rg[1]-ps+w
+				var cl, cr pv
+				for l < r {
+					if l&1 == 1 {
+						cl = comb(cl, tree[l])
+						l++
+					}
+					if r&1 == 1 {
+						r--
+						cr = comb(tree[r], cr)
+					}
+					l, r = l>>1, r>>1
+				}
+				best = comb(best, comb(cl, cr))
+			}
+			set(i, best)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res.finish(tc.Mem)
+}
