@@ -37,6 +37,30 @@ func evalGenericAgg(tc *TaskCtx, wd *winData, f WindowFunc, fm *frameSet, args [
 	if sp.fn == "COUNT" && sp.distinct && fm.kind == 1 {
 		return evalRunningDistinctCount(tc, wd, fm, args, parts)
 	}
+	if sp.distinct && !sp.ordered && fm.excl == ExcludeNoOthers && fm.kind != 0 && distinctByOccurrence[sp.fn] && !winSlideOff && len(args) > 0 {
+		if args[0].DataType().ID() == arrow.NULL {
+			args[0].Retain() // NULL arrays have no validity buffer
+			masked := append([]arrow.Array{args[0]}, args[1:]...)
+			for _, r := range masked[1:] {
+				r.Retain()
+			}
+			defer releaseArrays(masked)
+			args = masked
+		} else {
+			masked, err := distinctOccurrences(tc, wd, args, fm.kind == 1)
+			if err != nil {
+				return nil, err
+			}
+			defer releaseArrays(masked)
+			args = masked
+		}
+		if sp.fn == "SUM" || sp.fn == "AVG" {
+			return evalAggregate(tc, wd, sp.fn, fm, args, parts)
+		}
+		g := f
+		g.Distinct = false
+		return evalGenericAgg(tc, wd, g, fm, args, parts)
+	}
 	acc, err := sp.newAcc(tc.Mem)
 	if err != nil {
 		return nil, err

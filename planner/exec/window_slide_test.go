@@ -46,6 +46,11 @@ func wtSlideFuncs(t *testing.T) []WindowFunc {
 		{Func: "ARG_MAX", Args: []vec.Expr{x, s}},
 		{Func: "PRODUCT", Args: []vec.Expr{x}},
 		{Func: "GEOMEAN", Args: []vec.Expr{x}},
+		{Func: "SUM", Args: []vec.Expr{v}, Distinct: true},
+		{Func: "AVG", Args: []vec.Expr{x}, Distinct: true},
+		{Func: "QUANTILE_CONT", Args: []vec.Expr{x, f64(0.5)}, Distinct: true},
+		{Func: "BIT_XOR", Args: []vec.Expr{v}, Distinct: true},
+		{Func: "PRODUCT", Args: []vec.Expr{x}, Distinct: true},
 	}
 }
 

@@ -226,7 +226,7 @@ func TestWindowAgainstReference(t *testing.T) {
 		big := seed >= 8
 		rows := wtRand(r, 1+r.IntN(400), 1+r.IntN(6), 1+r.IntN(8))
 		if big {
-			rows = wtRand(r, 700, 1+r.IntN(2), 5+r.IntN(60))
+			rows = wtRand(r, 500, 1+r.IntN(2), 5+r.IntN(60))
 		}
 		src := wtSource(mem, r, rows, 1+r.IntN(3))
 		inOrder := make([]wtRow, 0, len(rows))
