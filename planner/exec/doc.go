@@ -22,7 +22,9 @@
 //     (window_generic.go), whose total work per function is capped
 //     (genericWindowWork) with an ErrUnsupported error past the cap.
 //     Sliding evaluators (window_slide*.go) rely on frames without an
-//     EXCLUDE having non-decreasing starts and ends within a partition; a
+//     EXCLUDE having non-decreasing starts and ends within a partition
+//     (rows are added at the frame's end and removed at its start; with an
+//     EXCLUDE only multiset states, which may remove any row, are used); a
 //     frame moving backward refills the state under the same cap.
 //   - With tc.Spill set, Sort (without Fetch), HashAggregate (with GROUP BY,
 //     no grouping sets), Distinct and HashJoin (not mark) answer a failed

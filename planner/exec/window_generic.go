@@ -82,12 +82,12 @@ func evalGenericAgg(tc *TaskCtx, wd *winData, f WindowFunc, fm *frameSet, args [
 	if (sp.fn == "PRODUCT" || sp.fn == "GEOMEAN") && !sp.distinct && !sp.ordered && !winSlideOff {
 		return evalProduct(tc, wd, &sp, fm, args, parts)
 	}
-	if fm.excl == ExcludeNoOthers {
+	{
 		s, err := newWinSlider(tc, &sp, args, n)
 		if err != nil {
 			return nil, err
 		}
-		if s != nil {
+		if s != nil && (fm.excl == ExcludeNoOthers || orderFree(s)) {
 			if err := runWinSlider(tc, sp.fn, frame, fm, s, parts); err != nil {
 				return nil, err
 			}

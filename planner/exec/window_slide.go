@@ -28,6 +28,10 @@ import (
 //   - BIT_AND/BIT_OR/BIT_XOR: counts of set bits; BOOL_AND/BOOL_OR: counts
 //     of true and false; ANY_VALUE: the first row with a value.
 //
+// With an EXCLUDE clause the multiset states (all but MODE and ANY_VALUE)
+// drop the excluded rows around each row's evaluation (O(1) per row for
+// EXCLUDE CURRENT ROW, the peer group for GROUP and TIES, capped).
+//
 // A frame that moves backward (not expected from the frame definitions;
 // handled for safety) empties the state and refills it, and that work is
 // capped like the generic path.
@@ -40,6 +44,17 @@ type winSlider interface {
 	remove(j int)
 	emit(i int) // records row i's result from the current state
 	result(tc *TaskCtx) (arrow.Array, error)
+}
+
+// orderFree reports whether s's state is a multiset (any row can be
+// removed, not only the oldest): such evaluators also serve frames with
+// an EXCLUDE clause.
+func orderFree(s winSlider) bool {
+	switch s.(type) {
+	case *quantSlider, *distinctSlider, *bitsSlider, *boolSlider:
+		return true
+	}
+	return false
 }
 
 // winSlideOff forces the generic path (tests compare both).
@@ -86,6 +101,7 @@ func newWinSlider(tc *TaskCtx, sp *aggSpec, args []arrow.Array, n int) (winSlide
 // runWinSlider moves s over every row's frame.
 func runWinSlider(tc *TaskCtx, fn string, frame string, fm *frameSet, s winSlider, parts func(func(ps, pe int) error) error) error {
 	var work int64
+	var rs, gaps [][2]int
 	return parts(func(ps, pe int) error {
 		s.part(ps, pe)
 		cs, ce := ps, ps
@@ -116,7 +132,39 @@ func runWinSlider(tc *TaskCtx, fn string, frame string, fm *frameSet, s winSlide
 			for ; ce < te; ce++ {
 				s.add(ce)
 			}
+			if fm.excl == ExcludeNoOthers {
+				s.emit(i)
+				continue
+			}
+			// EXCLUDE: take the excluded rows out for this row only
+			// (order-insensitive states; O(excluded rows), capped).
+			rs = fm.ranges(i, rs)
+			gaps = gaps[:0]
+			lo := cs
+			for _, r := range rs {
+				if lo < r[0] {
+					gaps = append(gaps, [2]int{lo, r[0]})
+				}
+				lo = r[1]
+			}
+			if lo < ce {
+				gaps = append(gaps, [2]int{lo, ce})
+			}
+			for _, g := range gaps {
+				work += 2 * int64(g[1]-g[0])
+				if work > genericWindowWork {
+					return winUnsupportedf("window aggregate %s over %s: the excluded rows need more than %d row visits", fn, frame, genericWindowWork)
+				}
+				for j := g[0]; j < g[1]; j++ {
+					s.remove(j)
+				}
+			}
 			s.emit(i)
+			for _, g := range gaps {
+				for j := g[0]; j < g[1]; j++ {
+					s.add(j)
+				}
+			}
 		}
 		for ; cs < ce; cs++ {
 			s.remove(cs)
