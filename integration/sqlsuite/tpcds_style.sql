@@ -220,3 +220,10 @@ SELECT COUNT(*) AS c FROM (SELECT DISTINCT l_orderkey, l_suppkey FROM lineitem) 
 SELECT COUNT(DISTINCT (l_orderkey, l_suppkey)) AS c FROM lineitem;
 SELECT AVG(DISTINCT l_quantity) AS a, SUM(DISTINCT l_quantity) AS s FROM lineitem;
 SELECT p_brand, p_type, COUNT(DISTINCT ps_suppkey) AS c FROM partsupp JOIN part ON p_partkey = ps_partkey WHERE p_size IN (1, 5, 9) GROUP BY p_brand, p_type HAVING COUNT(DISTINCT ps_suppkey) > 3;
+-- window aggregates without prefix sums over running and sliding frames whose
+-- total frame size is far past the old per-frame evaluation cap (2^25 rows)
+SELECT * FROM (SELECT o_orderkey, MEDIAN(CAST(o_totalprice AS DOUBLE)) OVER (ORDER BY o_orderdate) AS m, QUANTILE_DISC(CAST(o_totalprice AS DOUBLE), 0.9) OVER (ORDER BY o_orderdate DESC, o_orderkey ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS q FROM orders) t WHERE o_orderkey % 16 = 1;
+SELECT COUNT(*) AS n, SUM(m) AS sm, MIN(m) AS mn, MAX(m) AS mx FROM (SELECT MEDIAN(CAST(o_totalprice AS DOUBLE)) OVER (PARTITION BY o_orderstatus ORDER BY o_orderdate RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS m FROM orders) t;
+SELECT * FROM (SELECT l_orderkey, l_linenumber, QUANTILE_CONT(CAST(l_extendedprice AS DOUBLE), 0.25) OVER w AS q, COUNT(DISTINCT l_suppkey) OVER w AS cd, BIT_XOR(l_partkey) OVER w AS bx, BOOL_AND(l_quantity > 2) OVER w AS ba FROM lineitem WINDOW w AS (PARTITION BY l_returnflag ORDER BY l_orderkey, l_linenumber ROWS BETWEEN 300 PRECEDING AND 200 FOLLOWING)) t WHERE l_orderkey % 50 = 1;
+SELECT * FROM (SELECT l_orderkey, l_linenumber, MODE(l_linenumber) OVER (PARTITION BY l_returnflag ORDER BY l_orderkey, l_linenumber) AS md, MEDIAN(l_quantity) OVER (ORDER BY l_shipdate RANGE BETWEEN INTERVAL 30 DAY PRECEDING AND INTERVAL 30 DAY FOLLOWING) AS ms FROM lineitem) t WHERE l_orderkey % 64 = 3;
+SELECT * FROM (SELECT o_orderkey, SUM(DISTINCT o_custkey) OVER (PARTITION BY o_orderpriority ORDER BY o_orderdate) AS s, ARG_MIN(o_orderkey, o_totalprice) OVER (ORDER BY o_orderdate, o_orderkey ROWS BETWEEN 500 PRECEDING AND 500 FOLLOWING) AS am FROM orders) t WHERE o_orderkey % 32 = 5;

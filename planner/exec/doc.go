@@ -21,6 +21,11 @@
 //     evaluator costs O(n·w) except the generic window aggregates
 //     (window_generic.go), whose total work per function is capped
 //     (genericWindowWork) with an ErrUnsupported error past the cap.
+//     Sliding evaluators (window_slide*.go) rely on frames without an
+//     EXCLUDE having non-decreasing starts and ends within a partition
+//     (rows are added at the frame's end and removed at its start; with an
+//     EXCLUDE only multiset states, which may remove any row, are used); a
+//     frame moving backward refills the state under the same cap.
 //   - With tc.Spill set, Sort (without Fetch), HashAggregate (with GROUP BY,
 //     no grouping sets), Distinct and HashJoin (not mark) answer a failed
 //     reservation by spilling to runs under the query's spill directory

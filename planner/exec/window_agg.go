@@ -112,6 +112,14 @@ func evalFloatSum(tc *TaskCtx, wd *winData, avg bool, fm *frameSet, x arrow.Arra
 }
 
 func evalMinMax(tc *TaskCtx, wd *winData, isMin bool, fm *frameSet, x arrow.Array, parts func(func(ps, pe int) error) error) (arrow.Array, error) {
+	return evalMinMaxBy(tc, wd, isMin, fm, x, x.IsValid, x, parts)
+}
+
+// evalMinMaxBy returns, for every frame, the row of out at the row with the
+// smallest (largest) x among rows where valid holds; of equal x the first
+// row in the frame wins (MIN/MAX, and ARG_MIN/ARG_MAX whose ties keep the
+// first row seen).
+func evalMinMaxBy(tc *TaskCtx, wd *winData, isMin bool, fm *frameSet, x arrow.Array, valid func(int) bool, out arrow.Array, parts func(func(ps, pe int) error) error) (arrow.Array, error) {
 	n := wd.n
 	enc, err := NewKeyEncoder([]arrow.DataType{x.DataType()}, []SortOrder{{}})
 	if err != nil {
@@ -136,7 +144,7 @@ func evalMinMax(tc *TaskCtx, wd *winData, isMin bool, fm *frameSet, x arrow.Arra
 		return b
 	}
 	leaf := func(j int) int32 {
-		if x.IsValid(j) {
+		if valid(j) {
 			return int32(j)
 		}
 		return -1
@@ -211,7 +219,7 @@ func evalMinMax(tc *TaskCtx, wd *winData, isMin bool, fm *frameSet, x arrow.Arra
 	if err != nil {
 		return nil, err
 	}
-	return gatherColumn(tc.Ctx, tc.Mem, x.DataType(), []arrow.Array{x}, locs)
+	return gatherColumn(tc.Ctx, tc.Mem, out.DataType(), []arrow.Array{out}, locs)
 }
 
 // frameKindOf is frameKind of the frames' definition: 1 when every frame

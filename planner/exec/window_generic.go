@@ -3,6 +3,7 @@ package exec
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 )
 
 // Window aggregates beyond SUM/AVG/COUNT/MIN/MAX use the aggregates of
@@ -36,11 +37,63 @@ func evalGenericAgg(tc *TaskCtx, wd *winData, f WindowFunc, fm *frameSet, args [
 	if sp.fn == "COUNT" && sp.distinct && fm.kind == 1 {
 		return evalRunningDistinctCount(tc, wd, fm, args, parts)
 	}
+	if sp.distinct && !sp.ordered && fm.excl == ExcludeNoOthers && fm.kind != 0 && distinctByOccurrence[sp.fn] && !winSlideOff && len(args) > 0 {
+		if args[0].DataType().ID() == arrow.NULL {
+			args[0].Retain() // NULL arrays have no validity buffer
+			masked := append([]arrow.Array{args[0]}, args[1:]...)
+			for _, r := range masked[1:] {
+				r.Retain()
+			}
+			defer releaseArrays(masked)
+			args = masked
+		} else {
+			masked, err := distinctOccurrences(tc, wd, args, fm.kind == 1)
+			if err != nil {
+				return nil, err
+			}
+			defer releaseArrays(masked)
+			args = masked
+		}
+		if sp.fn == "SUM" || sp.fn == "AVG" {
+			return evalAggregate(tc, wd, sp.fn, fm, args, parts)
+		}
+		g := f
+		g.Distinct = false
+		return evalGenericAgg(tc, wd, g, fm, args, parts)
+	}
 	acc, err := sp.newAcc(tc.Mem)
 	if err != nil {
 		return nil, err
 	}
 	n := wd.n
+	frame := defaultFrame.String()
+	if f.Frame != nil {
+		frame = f.Frame.String()
+	}
+	if (sp.fn == "ARG_MAX" || sp.fn == "ARG_MIN") && !sp.distinct && !sp.ordered && !winSlideOff {
+		var mbuf []byte
+		m, err := aggMask(&mbuf, n, nil, args, true)
+		if err != nil {
+			return nil, err
+		}
+		valid := func(j int) bool { return m == nil || bitutil.BitIsSet(m, j) }
+		return evalMinMaxBy(tc, wd, sp.fn == "ARG_MIN", fm, args[1], valid, args[0], parts)
+	}
+	if (sp.fn == "PRODUCT" || sp.fn == "GEOMEAN") && !sp.distinct && !sp.ordered && !winSlideOff {
+		return evalProduct(tc, wd, &sp, fm, args, parts)
+	}
+	{
+		s, err := newWinSlider(tc, &sp, args, n)
+		if err != nil {
+			return nil, err
+		}
+		if s != nil && (fm.excl == ExcludeNoOthers || orderFree(s)) {
+			if err := runWinSlider(tc, sp.fn, frame, fm, s, parts); err != nil {
+				return nil, err
+			}
+			return s.result(tc)
+		}
+	}
 	grp := make([]int32, n) // row -> accumulator group
 	var rs, prev [][2]int
 	var work int64
@@ -64,7 +117,7 @@ func evalGenericAgg(tc *TaskCtx, wd *winData, f WindowFunc, fm *frameSet, args [
 				lo, hi := r[0], r[1]
 				work += int64(hi - lo)
 				if work > genericWindowWork {
-					return winUnsupportedf("window aggregate %s over these frames needs more than %d row visits (its frames are evaluated one by one); use a smaller frame", sp.fn, genericWindowWork)
+					return winUnsupportedf("window aggregate %s over %s needs more than %d row visits (%s has no sliding evaluator%s, so each frame is evaluated separately); use a smaller frame", sp.fn, frame, genericWindowWork, sp.fn, genericWhy(&sp, fm))
 				}
 				if work&0xffff < int64(hi-lo) {
 					if err := tc.Err(); err != nil {
@@ -241,4 +294,17 @@ func evalRunningDistinctCount(tc *TaskCtx, wd *winData, fm *frameSet, args []arr
 		return nil, err
 	}
 	return buildInt64(tc.Mem, vals, nil), nil
+}
+
+// genericWhy names what keeps an aggregate off the sliding evaluators.
+func genericWhy(sp *aggSpec, fm *frameSet) string {
+	switch {
+	case fm.excl != ExcludeNoOthers:
+		return " with an EXCLUDE clause"
+	case sp.ordered:
+		return " with ORDER BY in the call"
+	case sp.distinct:
+		return " with DISTINCT"
+	}
+	return ""
 }

@@ -383,6 +383,28 @@ func (w *wtRef) eval(fn string, f *Frame, i int, a1, a2 int64) any {
 			return xs[lo] + (h-float64(lo))*(xs[lo+1]-xs[lo])
 		}
 		return xs[lo]
+	case "QDISCX":
+		if len(xs) == 0 {
+			return nil
+		}
+		xs = slices.Clone(xs)
+		slices.Sort(xs)
+		return xs[max(1, int(math.Ceil(float64(len(xs))*0.7)))-1]
+	case "MODE": // ties: the value whose first row in the frame comes first
+		cnt := map[int64]int{}
+		var best *int64
+		for _, v := range vs {
+			cnt[v]++
+		}
+		for _, v := range vs {
+			if best == nil || cnt[v] > cnt[*best] {
+				best = &v
+			}
+		}
+		if best == nil {
+			return nil
+		}
+		return *best
 	case "MINS", "MAXS":
 		if len(ss) == 0 {
 			return nil
