@@ -254,6 +254,20 @@ func (a *aggCtx) collect(b *binder, e sqlparser.Expr) error {
 						}
 					}
 				}
+				// ... and so may its PARTITION BY and ORDER BY
+				// (RANK() OVER (ORDER BY COUNT(*) DESC)).
+				if spec := windowSpecOf(b, x); spec != nil {
+					for _, pe := range spec.PartitionBy {
+						if err == nil {
+							err = a.collect(b, pe)
+						}
+					}
+					for _, o := range spec.OrderBy {
+						if err == nil {
+							err = a.collect(b, o.Expr)
+						}
+					}
+				}
 				return false, nil
 			}
 			if x.Name.Lowered() == "paimon_filter" || isAggCall(x) {
@@ -586,4 +600,25 @@ func quantileArgs(ag *exec.AggExpr) error {
 	}
 	ag.Args[0] = c
 	return nil
+}
+
+// windowSpecOf returns the window specification paimon_window(f(args), N)
+// refers to, or nil when x is malformed (the binder reports that).
+func windowSpecOf(b *binder, x *sqlparser.FuncExpr) *parse.WindowSpec {
+	if len(x.Exprs) != 2 {
+		return nil
+	}
+	ne, ok := x.Exprs[1].(*sqlparser.AliasedExpr)
+	if !ok {
+		return nil
+	}
+	nv, ok := ne.Expr.(*sqlparser.SQLVal)
+	if !ok {
+		return nil
+	}
+	idx, err := strconv.Atoi(string(nv.Val))
+	if err != nil || idx < 0 || idx >= len(b.stmt.Windows) {
+		return nil
+	}
+	return b.stmt.Windows[idx]
 }
