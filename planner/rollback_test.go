@@ -73,7 +73,7 @@ func TestRollbackTo(t *testing.T) {
 		"CALL sys.rollback_to(`table` => 's.rb', snapshot_id => 99)":             catalog.ErrNotFound,
 		"CALL sys.rollback_to(`table` => 's.rb', snapshot_id => 0)":              catalog.ErrInvalid,
 		"CALL sys.rollback_to(`table` => 's.rb', tag => 'nope')":                 catalog.ErrNotFound,
-		"CALL sys.rollback_to(`table` => 's.nope', snapshot_id => 1)":           catalog.ErrNotFound,
+		"CALL sys.rollback_to(`table` => 's.nope', snapshot_id => 1)":            catalog.ErrNotFound,
 		"CALL sys.rollback_to(`table` => 's.rb', snap => 1)":                     catalog.ErrInvalid,
 	} {
 		if _, err := execUpdate(t, e, sql); !errors.Is(err, want) {
