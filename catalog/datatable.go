@@ -130,6 +130,11 @@ func (t *DataTable) NewScan(ctx context.Context, req ScanRequest) (Scan, error) 
 	if req.Splits != nil {
 		return t.openScan(ctx, tbl, opts, req)
 	}
+	if tbl == t.table {
+		// The schema the lookup resolved (and the query was bound to):
+		// the scan does not list schema/ again.
+		opts.Schema = t.schema
+	}
 	s, err := scan.New(ctx, tbl, opts)
 	if err != nil {
 		return nil, err

@@ -47,6 +47,9 @@ type MetaCache struct {
 	lru      list.List // of *metaEntry, front = most recent
 	byKey    map[metaKey]*list.Element
 	stats    MetaCacheStats
+	// latest: the latest snapshot id last resolved per (store, snapshot
+	// directory). Only a guess of which ids to check: never an answer.
+	latest map[metaKey]int64
 }
 
 // MetaCacheStats describes a metadata cache's content and traffic.
@@ -58,6 +61,10 @@ type MetaCacheStats struct {
 	Misses    int64
 	Evictions int64
 }
+
+// maxLatestGuesses bounds the remembered latest snapshot ids (one per
+// table branch; the map is dropped when full).
+const maxLatestGuesses = 4096
 
 type metaKey struct {
 	store   any
@@ -209,4 +216,41 @@ func (t *Table) metaCache() *MetaCache {
 		return t.mcache
 	}
 	return defaultMetaCache
+}
+
+// latestGuess returns the latest snapshot id this process last resolved
+// for the branch, when the FileIO names versions (an object store: there
+// the guess saves round trips; a local check costs nothing to wait for).
+func (t *Table) latestGuess() (int64, bool) {
+	c := t.metaCache()
+	store, ok := storeIdentity(t.io)
+	if _, vok := t.io.(fileio.Versioner); c == nil || !ok || !vok {
+		return 0, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.maxBytes == 0 {
+		return 0, false
+	}
+	id, ok := c.latest[metaKey{store: store, path: t.SnapshotDir()}]
+	return id, ok
+}
+
+// rememberLatest records id as the branch's latest snapshot (a guess for
+// the next resolution).
+func (t *Table) rememberLatest(id int64) {
+	c := t.metaCache()
+	store, ok := storeIdentity(t.io)
+	if _, vok := t.io.(fileio.Versioner); c == nil || !ok || !vok {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.maxBytes == 0 {
+		return
+	}
+	if c.latest == nil || len(c.latest) >= maxLatestGuesses {
+		c.latest = map[metaKey]int64{}
+	}
+	c.latest[metaKey{store: store, path: t.SnapshotDir()}] = id
 }

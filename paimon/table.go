@@ -48,6 +48,15 @@ func OpenTable(ctx context.Context, io fileio.FileIO, tablePath, branch string) 
 	return t.Branch(ctx, branch)
 }
 
+// TableAt returns a handle on the main branch of the table at tablePath
+// without checking that it exists (OpenTable's one existence check): for
+// callers whose next step lists the schema directory anyway (LatestSchema
+// fails with ErrNotFound when it holds no schema), so the listing is the
+// check and an object store is asked once, not twice.
+func TableAt(io fileio.FileIO, tablePath string) *Table {
+	return &Table{io: io, root: strings.TrimSuffix(tablePath, "/"), branch: MainBranch}
+}
+
 // WithMetaCache returns a handle on the same table using cache c for
 // snapshot, schema and manifest-list files (nil = DefaultMetaCache()).
 func (t *Table) WithMetaCache(c *MetaCache) *Table {
@@ -154,20 +163,41 @@ func (t *Table) listPrefixed(ctx context.Context, dir, prefix string, dirs bool)
 
 // listIDs lists <prefix><long> files in dir, sorted ascending.
 func (t *Table) listIDs(ctx context.Context, dir, prefix string) ([]int64, error) {
-	names, err := t.listPrefixed(ctx, dir, prefix, false)
+	ids, _, err := t.listIDVersions(ctx, dir, prefix)
+	return ids, err
+}
+
+// listIDVersions is listIDs that also returns each file's version as the
+// listing names it (fileio.FileInfo.Version; "" when it names none).
+func (t *Table) listIDVersions(ctx context.Context, dir, prefix string) ([]int64, []string, error) {
+	ents, err := t.io.List(ctx, dir)
 	if err != nil {
-		return nil, err
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, nil
+		}
+		return nil, nil, err
 	}
-	ids := make([]int64, 0, len(names))
-	for _, n := range names {
-		id, err := strconv.ParseInt(n, 10, 64)
+	type idv struct {
+		id  int64
+		ver string
+	}
+	var got []idv
+	for _, e := range ents {
+		if e.IsDir || !strings.HasPrefix(e.Name, prefix) || len(e.Name) == len(prefix) {
+			continue
+		}
+		id, err := strconv.ParseInt(e.Name[len(prefix):], 10, 64)
 		if err != nil {
 			continue
 		}
-		ids = append(ids, id)
+		got = append(got, idv{id, e.Version})
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids, nil
+	sort.Slice(got, func(i, j int) bool { return got[i].id < got[j].id })
+	ids, vers := make([]int64, len(got)), make([]string, len(got))
+	for i, g := range got {
+		ids[i], vers[i] = g.id, g.ver
+	}
+	return ids, vers, nil
 }
 
 // readMeta reads a metadata file; a missing file yields (nil, nil, false).
@@ -191,8 +221,14 @@ func (t *Table) SchemaIDs(ctx context.Context) ([]int64, error) {
 
 // Schema reads schema-<id>.
 func (t *Table) Schema(ctx context.Context, id int64) (*TableSchema, error) {
+	return t.schemaVersion(ctx, id, "")
+}
+
+// schemaVersion reads schema-<id>, whose version the caller may have just
+// obtained from storage (ver; "" = ask storage).
+func (t *Table) schemaVersion(ctx context.Context, id int64, ver string) (*TableSchema, error) {
 	p := t.SchemaPath(id)
-	b, _, ok, err := t.readVersioned(ctx, p, "")
+	b, _, ok, err := t.readVersioned(ctx, p, ver)
 	if err != nil {
 		return nil, err
 	}
@@ -206,16 +242,18 @@ func (t *Table) Schema(ctx context.Context, id int64) (*TableSchema, error) {
 	return s, nil
 }
 
-// LatestSchema reads the schema with the highest id.
+// LatestSchema reads the schema with the highest id. When the listing of
+// schema/ names the file's version (S3: ETag and size, the same the HEAD
+// would send), that version validates a cached copy: one LIST, no HEAD.
 func (t *Table) LatestSchema(ctx context.Context) (*TableSchema, error) {
-	ids, err := t.SchemaIDs(ctx)
+	ids, vers, err := t.listIDVersions(ctx, t.SchemaDir(), "schema-")
 	if err != nil {
 		return nil, err
 	}
 	if len(ids) == 0 {
 		return nil, notFoundf(nil, "table %s has no schema", t.describe())
 	}
-	return t.Schema(ctx, ids[len(ids)-1])
+	return t.schemaVersion(ctx, ids[len(ids)-1], vers[len(vers)-1])
 }
 
 // Schemas reads all schemas, ascending by id.
@@ -284,7 +322,59 @@ func (t *Table) LatestSnapshotID(ctx context.Context) (id int64, ok bool, err er
 // latestSnapshotID is LatestSnapshotID that also returns the version of
 // snapshot-<id> when the hint path learned it ("" otherwise).
 func (t *Table) latestSnapshotID(ctx context.Context) (id int64, ver string, ok bool, err error) {
-	h, hok := t.readHint(ctx, "LATEST")
+	id, ver, ok, err = t.latestSnapshotIDChecked(ctx)
+	if err == nil && ok {
+		t.rememberLatest(id)
+	}
+	return id, ver, ok, err
+}
+
+// latestSnapshotIDChecked resolves the latest snapshot: GET LATEST, then
+// HEAD snapshot-<h+1> (must be missing) and HEAD snapshot-<h> (its version).
+// When this process resolved the table before (guess, meta_cache.go), the
+// two HEADs are sent for the guessed id beside the GET of LATEST: the same
+// three requests and the same checks in one round trip instead of three.
+// A guess LATEST does not confirm is dropped and the checks run for the
+// hint, in sequence.
+func (t *Table) latestSnapshotIDChecked(ctx context.Context) (id int64, ver string, ok bool, err error) {
+	var (
+		h   int64
+		hok bool
+	)
+	if g, gok := t.latestGuess(); gok {
+		type res struct {
+			ok  bool
+			ver string
+			err error
+		}
+		nextCh, curCh := make(chan res, 1), make(chan res, 1)
+		go func() {
+			ok, err := t.exists(ctx, t.SnapshotPath(g+1))
+			nextCh <- res{ok: ok, err: err}
+		}()
+		go func() {
+			v, err := fileio.FileVersion(ctx, t.io, t.SnapshotPath(g))
+			curCh <- res{ok: err == nil, ver: v, err: err}
+		}()
+		h, hok = t.readHint(ctx, "LATEST")
+		next, cur := <-nextCh, <-curCh
+		if hok && h == g {
+			if next.err != nil {
+				return 0, "", false, next.err
+			}
+			if !next.ok {
+				if cur.err == nil {
+					return h, cur.ver, true, nil
+				}
+				if !errors.Is(cur.err, fs.ErrNotExist) {
+					return 0, "", false, cur.err
+				}
+			}
+			return t.listLatest(ctx, h, hok)
+		}
+	} else {
+		h, hok = t.readHint(ctx, "LATEST")
+	}
 	if hok {
 		next, err := t.exists(ctx, t.SnapshotPath(h+1))
 		if err != nil {
@@ -300,6 +390,12 @@ func (t *Table) latestSnapshotID(ctx context.Context) (id int64, ver string, ok 
 			}
 		}
 	}
+	return t.listLatest(ctx, h, hok)
+}
+
+// listLatest finds the latest snapshot by listing snapshot/ (the LATEST
+// hint h, when hok, did not name it).
+func (t *Table) listLatest(ctx context.Context, h int64, hok bool) (id int64, ver string, ok bool, err error) {
 	ids, err := t.SnapshotIDs(ctx)
 	if err != nil {
 		return 0, "", false, err
