@@ -34,7 +34,10 @@ type DataTable struct {
 var _ Table = (*DataTable)(nil)
 
 func newDataTable(ctx context.Context, c *FS, id Identifier, t *paimon.Table) (*DataTable, error) {
-	sc, err := t.LatestSchema(ctx)
+	// The handle remembers the listing of schema/ (ListedLatestSchema):
+	// the scans of this lookup read no schema file again and validate the
+	// older ones (data files of earlier schemas) by the listed versions.
+	sc, t, err := t.ListedLatestSchema(ctx)
 	if err != nil {
 		return nil, err
 	}

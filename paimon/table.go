@@ -30,6 +30,12 @@ type Table struct {
 	root   string // table root, FileIO path
 	branch string
 	mcache *MetaCache // nil = DefaultMetaCache()
+	// known: a schema file this handle's caller read from storage for
+	// the query at hand (WithKnownSchema), served by Schema(known.ID).
+	known *TableSchema
+	// listed: schema file versions by id as ListedLatestSchema's listing
+	// named them (read-only, shared by copies of the handle).
+	listed map[int64]string
 }
 
 // OpenTable opens a table at tablePath (a FileIO path) on branch ("" or
@@ -55,6 +61,18 @@ func OpenTable(ctx context.Context, io fileio.FileIO, tablePath, branch string) 
 // check and an object store is asked once, not twice.
 func TableAt(io fileio.FileIO, tablePath string) *Table {
 	return &Table{io: io, root: strings.TrimSuffix(tablePath, "/"), branch: MainBranch}
+}
+
+// WithKnownSchema returns a handle on the same table and branch whose
+// Schema(sc.ID) returns sc without asking storage: sc is schema-<sc.ID> of
+// this branch as the caller just read it (a scan's latest schema, listed
+// and validated by its lookup). Schema files are written once per id; one
+// query's handle may take the content it already checked. sc is shared:
+// callers must not modify what Schema returns for that id.
+func (t *Table) WithKnownSchema(sc *TableSchema) *Table {
+	u := *t
+	u.known = sc
+	return &u
 }
 
 // WithMetaCache returns a handle on the same table using cache c for
@@ -221,7 +239,10 @@ func (t *Table) SchemaIDs(ctx context.Context) ([]int64, error) {
 
 // Schema reads schema-<id>.
 func (t *Table) Schema(ctx context.Context, id int64) (*TableSchema, error) {
-	return t.schemaVersion(ctx, id, "")
+	if t.known != nil && t.known.ID == id {
+		return t.known, nil
+	}
+	return t.schemaVersion(ctx, id, t.listed[id])
 }
 
 // schemaVersion reads schema-<id>, whose version the caller may have just
@@ -246,14 +267,38 @@ func (t *Table) schemaVersion(ctx context.Context, id int64, ver string) (*Table
 // schema/ names the file's version (S3: ETag and size, the same the HEAD
 // would send), that version validates a cached copy: one LIST, no HEAD.
 func (t *Table) LatestSchema(ctx context.Context) (*TableSchema, error) {
+	sc, _, err := t.ListedLatestSchema(ctx)
+	return sc, err
+}
+
+// ListedLatestSchema is LatestSchema that also returns a handle on the
+// same table and branch that remembers the versions the listing named for
+// every schema file: its Schema(id) validates a cached copy by them
+// instead of a HEAD each, and its Schema(latest id) returns the schema
+// read here. For one query's lookup: the handle sees the schema files as
+// they were when it listed them (a file deleted since is served from the
+// cache as it was, like a read made just before the deletion).
+func (t *Table) ListedLatestSchema(ctx context.Context) (*TableSchema, *Table, error) {
 	ids, vers, err := t.listIDVersions(ctx, t.SchemaDir(), "schema-")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(ids) == 0 {
-		return nil, notFoundf(nil, "table %s has no schema", t.describe())
+		return nil, nil, notFoundf(nil, "table %s has no schema", t.describe())
 	}
-	return t.schemaVersion(ctx, ids[len(ids)-1], vers[len(vers)-1])
+	sc, err := t.schemaVersion(ctx, ids[len(ids)-1], vers[len(vers)-1])
+	if err != nil {
+		return nil, nil, err
+	}
+	u := *t
+	u.known = sc
+	u.listed = make(map[int64]string, len(ids))
+	for i, id := range ids {
+		if vers[i] != "" {
+			u.listed[id] = vers[i]
+		}
+	}
+	return sc, &u, nil
 }
 
 // Schemas reads all schemas, ascending by id.

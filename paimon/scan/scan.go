@@ -219,10 +219,10 @@ func New(ctx context.Context, t *paimon.Table, opts Options) (*Scan, error) {
 	if err := paimon.CheckReadable(s.schema); err != nil {
 		return nil, fmt.Errorf("table %s: %w", t.Path(), err)
 	}
-	// Data files written with the latest schema need no read of their
-	// schema file: it is the one just resolved (fileSchema's cache).
-	s.schemas = map[int64][]types.DataField{s.schema.ID: s.schema.Fields}
-	s.extOpts = map[int64]string{s.schema.ID: s.schema.Option(paimon.OptDataFileExternalPaths, "")}
+	// schema-<latest> is not read again by this scan (the manifest format
+	// of a snapshot written with it, data files written with it): it is
+	// the file just resolved.
+	s.table = t.WithKnownSchema(s.schema)
 	if err := s.resolveColumns(); err != nil {
 		return nil, err
 	}
