@@ -26,6 +26,19 @@ import (
 // EARLIEST hints are never cached. What a hit saves is the transfer and the
 // parse of the file; on an object store a HEAD still costs a round trip.
 //
+// Fewer checks per plan (issue 17), each still made. A schema file's
+// version can come from the listing of schema/ that finds the latest
+// schema (S3 lists each key's ETag and size): the listing is made anyway,
+// so it validates every schema file of that query without a HEAD each. A
+// snapshot file is validated by a HEAD, as before: snapshot-N can be
+// deleted (expiration) and re-created with other content (rollback, then
+// new commits reaching N again), which neither LATEST nor EARLIEST reveals
+// — only the file's ETag does. What the cache adds for snapshots is the
+// latest id it last resolved per branch: the next resolution sends the
+// HEADs of snapshot-<guess+1> and snapshot-<guess> beside the GET of
+// LATEST, and uses them only when LATEST names the guess; the checks and
+// the answer are those of the sequential path, in one round trip.
+//
 // Entries are bytes, parsed on each hit: callers own what they get back.
 
 // DefaultMetaCacheBytes is the default budget of the process-wide metadata

@@ -21,6 +21,8 @@ const MainBranch = "main"
 // current state from storage. Snapshot, schema and manifest-list bytes may
 // come from the metadata cache (meta_cache.go), but only after storage
 // confirmed the file's current version; LATEST/EARLIEST are always read.
+// The one exception is a handle made for one query by ListedLatestSchema or
+// WithKnownSchema: it answers schema files as its listing found them.
 //
 // Branch layout: the main branch keeps schema/, snapshot/, tag/, consumer/
 // and changelog/ in the table root; branch b keeps them in branch/branch-b/.
