@@ -122,4 +122,3 @@ func latestFound(ids []int64) string {
 	}
 	return fmt.Sprintf("snapshot-%d", ids[len(ids)-1])
 }
-
