@@ -34,7 +34,10 @@ type DataTable struct {
 var _ Table = (*DataTable)(nil)
 
 func newDataTable(ctx context.Context, c *FS, id Identifier, t *paimon.Table) (*DataTable, error) {
-	sc, err := t.LatestSchema(ctx)
+	// The handle remembers the listing of schema/ (ListedLatestSchema):
+	// the scans of this lookup read no schema file again and validate the
+	// older ones (data files of earlier schemas) by the listed versions.
+	sc, t, err := t.ListedLatestSchema(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +132,11 @@ func (t *DataTable) NewScan(ctx context.Context, req ScanRequest) (Scan, error) 
 	}
 	if req.Splits != nil {
 		return t.openScan(ctx, tbl, opts, req)
+	}
+	if tbl == t.table {
+		// The schema the lookup resolved (and the query was bound to):
+		// the scan does not list schema/ again.
+		opts.Schema = t.schema
 	}
 	s, err := scan.New(ctx, tbl, opts)
 	if err != nil {

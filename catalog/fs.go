@@ -313,25 +313,39 @@ func (c *FS) openDataTable(ctx context.Context, db, table, branch string) (*Data
 		return nil, c.optErr
 	}
 	p := c.TablePath(db, table)
-	// OpenTable on the main branch checks only that the schema directory
-	// exists (one existence check: on an object store one round trip).
+	id := Identifier{Database: db, Table: table, Branch: branch}
+	if branch == "" || branch == paimon.MainBranch {
+		// The main branch is not checked first: the listing of schema/
+		// that finds the latest schema is the existence check (on an
+		// object store one LIST, where a check first cost a HEAD and a
+		// LIST more). A table without a schema file does not exist.
+		dt, err := newDataTable(ctx, c, id, paimon.TableAt(c.io, p))
+		if errors.Is(err, paimon.ErrNotFound) {
+			return nil, c.tableNotFound(ctx, db, table)
+		}
+		return dt, err
+	}
 	pt, err := paimon.OpenTable(ctx, c.io, p, paimon.MainBranch)
 	if errors.Is(err, paimon.ErrNotFound) {
-		if dbOK, _ := c.io.Exists(ctx, c.dbPath(db)); !dbOK {
-			return nil, c.dbNotFound(ctx, db)
-		}
-		names, _ := c.DataTableNames(ctx, db)
-		return nil, paimon.Errorf(ErrNotFound, "table %s.%s does not exist%s", db, table, DidYouMean(table, names))
+		return nil, c.tableNotFound(ctx, db, table)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if branch != "" && branch != paimon.MainBranch {
-		if pt, err = pt.Branch(ctx, branch); err != nil {
-			return nil, err
-		}
+	if pt, err = pt.Branch(ctx, branch); err != nil {
+		return nil, err
 	}
-	return newDataTable(ctx, c, Identifier{Database: db, Table: table, Branch: branch}, pt)
+	return newDataTable(ctx, c, id, pt)
+}
+
+// tableNotFound is the error for a missing table: the database's when
+// that is missing too, else the table's with a suggestion.
+func (c *FS) tableNotFound(ctx context.Context, db, table string) error {
+	if dbOK, _ := c.io.Exists(ctx, c.dbPath(db)); !dbOK {
+		return c.dbNotFound(ctx, db)
+	}
+	names, _ := c.DataTableNames(ctx, db)
+	return paimon.Errorf(ErrNotFound, "table %s.%s does not exist%s", db, table, DidYouMean(table, names))
 }
 
 func (c *FS) dbNotFound(ctx context.Context, db string) error {

@@ -24,11 +24,16 @@ import (
 // splitTable writes default.t partitioned by day (days 0..2, 5000 rows
 // each, v = 10000*day + i) and returns it from a filesystem catalog.
 func splitTable(t *testing.T, mem memory.Allocator) *DataTable {
-	ctx := context.Background()
 	fio, err := fileio.NewLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return writeDayTable(t, mem, fio)
+}
+
+// writeDayTable writes splitTable's table through fio.
+func writeDayTable(t *testing.T, mem memory.Allocator, fio fileio.FileIO) *DataTable {
+	ctx := context.Background()
 	wt, err := write.CreateTable(ctx, fio, "default", "t", write.TableSpec{
 		Fields:        []types.DataField{{Name: "day", Type: types.NewInt().NotNull()}, {Name: "v", Type: types.NewBigInt()}},
 		PartitionKeys: []string{"day"},

@@ -6,8 +6,16 @@
 //     (fileio.StoreIdentifier: S3 endpoint + bucket + prefix, a local root),
 //     never by a relative path alone.
 //   - A cached snapshot or schema file is served only after storage confirmed
-//     that the file's current version (ETag) is the cached one; LATEST and
-//     EARLIEST hints are never cached. A manifest list is keyed by the
-//     version of the snapshot file naming it.
-//   - Caches hold bytes or immutable decoded data; callers own what they get.
+//     that the file's current version (ETag) is the cached one — by a HEAD,
+//     or by the ETags a listing of schema/ sent in the same query
+//     (ListedLatestSchema); LATEST and EARLIEST hints are never cached. A
+//     manifest list is keyed by the version of the snapshot file naming it.
+//   - The latest snapshot id remembered per branch (meta_cache.go) is only a
+//     guess of which files to check early: the answer is always the one the
+//     LATEST hint and the existence checks give.
+//   - A Table handle from ListedLatestSchema / WithKnownSchema holds one
+//     query's view of the schema files (the listing it made): for that
+//     query only, never kept across queries.
+//   - Caches hold bytes or immutable decoded data; callers own what they get
+//     (except a handle's known schema, shared read-only).
 package paimon

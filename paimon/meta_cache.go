@@ -26,6 +26,19 @@ import (
 // EARLIEST hints are never cached. What a hit saves is the transfer and the
 // parse of the file; on an object store a HEAD still costs a round trip.
 //
+// Fewer checks per plan (issue 17), each still made. A schema file's
+// version can come from the listing of schema/ that finds the latest
+// schema (S3 lists each key's ETag and size): the listing is made anyway,
+// so it validates every schema file of that query without a HEAD each. A
+// snapshot file is validated by a HEAD, as before: snapshot-N can be
+// deleted (expiration) and re-created with other content (rollback, then
+// new commits reaching N again), which neither LATEST nor EARLIEST reveals
+// — only the file's ETag does. What the cache adds for snapshots is the
+// latest id it last resolved per branch: the next resolution sends the
+// HEADs of snapshot-<guess+1> and snapshot-<guess> beside the GET of
+// LATEST, and uses them only when LATEST names the guess; the checks and
+// the answer are those of the sequential path, in one round trip.
+//
 // Entries are bytes, parsed on each hit: callers own what they get back.
 
 // DefaultMetaCacheBytes is the default budget of the process-wide metadata
@@ -47,6 +60,9 @@ type MetaCache struct {
 	lru      list.List // of *metaEntry, front = most recent
 	byKey    map[metaKey]*list.Element
 	stats    MetaCacheStats
+	// latest: the latest snapshot id last resolved per (store, snapshot
+	// directory). Only a guess of which ids to check: never an answer.
+	latest map[metaKey]int64
 }
 
 // MetaCacheStats describes a metadata cache's content and traffic.
@@ -58,6 +74,10 @@ type MetaCacheStats struct {
 	Misses    int64
 	Evictions int64
 }
+
+// maxLatestGuesses bounds the remembered latest snapshot ids (one per
+// table branch; the map is dropped when full).
+const maxLatestGuesses = 4096
 
 type metaKey struct {
 	store   any
@@ -209,4 +229,41 @@ func (t *Table) metaCache() *MetaCache {
 		return t.mcache
 	}
 	return defaultMetaCache
+}
+
+// latestGuess returns the latest snapshot id this process last resolved
+// for the branch, when the FileIO names versions (an object store: there
+// the guess saves round trips; a local check costs nothing to wait for).
+func (t *Table) latestGuess() (int64, bool) {
+	c := t.metaCache()
+	store, ok := storeIdentity(t.io)
+	if _, vok := t.io.(fileio.Versioner); c == nil || !ok || !vok {
+		return 0, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.maxBytes == 0 {
+		return 0, false
+	}
+	id, ok := c.latest[metaKey{store: store, path: t.SnapshotDir()}]
+	return id, ok
+}
+
+// rememberLatest records id as the branch's latest snapshot (a guess for
+// the next resolution).
+func (t *Table) rememberLatest(id int64) {
+	c := t.metaCache()
+	store, ok := storeIdentity(t.io)
+	if _, vok := t.io.(fileio.Versioner); c == nil || !ok || !vok {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.maxBytes == 0 {
+		return
+	}
+	if c.latest == nil || len(c.latest) >= maxLatestGuesses {
+		c.latest = map[metaKey]int64{}
+	}
+	c.latest[metaKey{store: store, path: t.SnapshotDir()}] = id
 }

@@ -21,6 +21,8 @@ const MainBranch = "main"
 // current state from storage. Snapshot, schema and manifest-list bytes may
 // come from the metadata cache (meta_cache.go), but only after storage
 // confirmed the file's current version; LATEST/EARLIEST are always read.
+// The one exception is a handle made for one query by ListedLatestSchema or
+// WithKnownSchema: it answers schema files as its listing found them.
 //
 // Branch layout: the main branch keeps schema/, snapshot/, tag/, consumer/
 // and changelog/ in the table root; branch b keeps them in branch/branch-b/.
@@ -30,6 +32,12 @@ type Table struct {
 	root   string // table root, FileIO path
 	branch string
 	mcache *MetaCache // nil = DefaultMetaCache()
+	// known: a schema file this handle's caller read from storage for
+	// the query at hand (WithKnownSchema), served by Schema(known.ID).
+	known *TableSchema
+	// listed: schema file versions by id as ListedLatestSchema's listing
+	// named them (read-only, shared by copies of the handle).
+	listed map[int64]string
 }
 
 // OpenTable opens a table at tablePath (a FileIO path) on branch ("" or
@@ -46,6 +54,27 @@ func OpenTable(ctx context.Context, io fileio.FileIO, tablePath, branch string) 
 		return t, nil
 	}
 	return t.Branch(ctx, branch)
+}
+
+// TableAt returns a handle on the main branch of the table at tablePath
+// without checking that it exists (OpenTable's one existence check): for
+// callers whose next step lists the schema directory anyway (LatestSchema
+// fails with ErrNotFound when it holds no schema), so the listing is the
+// check and an object store is asked once, not twice.
+func TableAt(io fileio.FileIO, tablePath string) *Table {
+	return &Table{io: io, root: strings.TrimSuffix(tablePath, "/"), branch: MainBranch}
+}
+
+// WithKnownSchema returns a handle on the same table and branch whose
+// Schema(sc.ID) returns sc without asking storage: sc is schema-<sc.ID> of
+// this branch as the caller just read it (a scan's latest schema, listed
+// and validated by its lookup). Schema files are written once per id; one
+// query's handle may take the content it already checked. sc is shared:
+// callers must not modify what Schema returns for that id.
+func (t *Table) WithKnownSchema(sc *TableSchema) *Table {
+	u := *t
+	u.known = sc
+	return &u
 }
 
 // WithMetaCache returns a handle on the same table using cache c for
@@ -154,20 +183,41 @@ func (t *Table) listPrefixed(ctx context.Context, dir, prefix string, dirs bool)
 
 // listIDs lists <prefix><long> files in dir, sorted ascending.
 func (t *Table) listIDs(ctx context.Context, dir, prefix string) ([]int64, error) {
-	names, err := t.listPrefixed(ctx, dir, prefix, false)
+	ids, _, err := t.listIDVersions(ctx, dir, prefix)
+	return ids, err
+}
+
+// listIDVersions is listIDs that also returns each file's version as the
+// listing names it (fileio.FileInfo.Version; "" when it names none).
+func (t *Table) listIDVersions(ctx context.Context, dir, prefix string) ([]int64, []string, error) {
+	ents, err := t.io.List(ctx, dir)
 	if err != nil {
-		return nil, err
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, nil
+		}
+		return nil, nil, err
 	}
-	ids := make([]int64, 0, len(names))
-	for _, n := range names {
-		id, err := strconv.ParseInt(n, 10, 64)
+	type idv struct {
+		id  int64
+		ver string
+	}
+	var got []idv
+	for _, e := range ents {
+		if e.IsDir || !strings.HasPrefix(e.Name, prefix) || len(e.Name) == len(prefix) {
+			continue
+		}
+		id, err := strconv.ParseInt(e.Name[len(prefix):], 10, 64)
 		if err != nil {
 			continue
 		}
-		ids = append(ids, id)
+		got = append(got, idv{id, e.Version})
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids, nil
+	sort.Slice(got, func(i, j int) bool { return got[i].id < got[j].id })
+	ids, vers := make([]int64, len(got)), make([]string, len(got))
+	for i, g := range got {
+		ids[i], vers[i] = g.id, g.ver
+	}
+	return ids, vers, nil
 }
 
 // readMeta reads a metadata file; a missing file yields (nil, nil, false).
@@ -191,8 +241,17 @@ func (t *Table) SchemaIDs(ctx context.Context) ([]int64, error) {
 
 // Schema reads schema-<id>.
 func (t *Table) Schema(ctx context.Context, id int64) (*TableSchema, error) {
+	if t.known != nil && t.known.ID == id {
+		return t.known, nil
+	}
+	return t.schemaVersion(ctx, id, t.listed[id])
+}
+
+// schemaVersion reads schema-<id>, whose version the caller may have just
+// obtained from storage (ver; "" = ask storage).
+func (t *Table) schemaVersion(ctx context.Context, id int64, ver string) (*TableSchema, error) {
 	p := t.SchemaPath(id)
-	b, _, ok, err := t.readVersioned(ctx, p, "")
+	b, _, ok, err := t.readVersioned(ctx, p, ver)
 	if err != nil {
 		return nil, err
 	}
@@ -206,16 +265,42 @@ func (t *Table) Schema(ctx context.Context, id int64) (*TableSchema, error) {
 	return s, nil
 }
 
-// LatestSchema reads the schema with the highest id.
+// LatestSchema reads the schema with the highest id. When the listing of
+// schema/ names the file's version (S3: ETag and size, the same the HEAD
+// would send), that version validates a cached copy: one LIST, no HEAD.
 func (t *Table) LatestSchema(ctx context.Context) (*TableSchema, error) {
-	ids, err := t.SchemaIDs(ctx)
+	sc, _, err := t.ListedLatestSchema(ctx)
+	return sc, err
+}
+
+// ListedLatestSchema is LatestSchema that also returns a handle on the
+// same table and branch that remembers the versions the listing named for
+// every schema file: its Schema(id) validates a cached copy by them
+// instead of a HEAD each, and its Schema(latest id) returns the schema
+// read here. For one query's lookup: the handle sees the schema files as
+// they were when it listed them (a file deleted since is served from the
+// cache as it was, like a read made just before the deletion).
+func (t *Table) ListedLatestSchema(ctx context.Context) (*TableSchema, *Table, error) {
+	ids, vers, err := t.listIDVersions(ctx, t.SchemaDir(), "schema-")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(ids) == 0 {
-		return nil, notFoundf(nil, "table %s has no schema", t.describe())
+		return nil, nil, notFoundf(nil, "table %s has no schema", t.describe())
 	}
-	return t.Schema(ctx, ids[len(ids)-1])
+	sc, err := t.schemaVersion(ctx, ids[len(ids)-1], vers[len(vers)-1])
+	if err != nil {
+		return nil, nil, err
+	}
+	u := *t
+	u.known = sc
+	u.listed = make(map[int64]string, len(ids))
+	for i, id := range ids {
+		if vers[i] != "" {
+			u.listed[id] = vers[i]
+		}
+	}
+	return sc, &u, nil
 }
 
 // Schemas reads all schemas, ascending by id.
@@ -265,59 +350,6 @@ func (t *Table) readHint(ctx context.Context, name string) (int64, bool) {
 // directory: one HEAD on an object store).
 func (t *Table) exists(ctx context.Context, p string) (bool, error) {
 	return fileio.FileExists(ctx, t.io, p)
-}
-
-// LatestSnapshotID returns the latest snapshot id; ok=false when the branch has
-// no snapshot. The LATEST hint is used only when snapshot-<hint> exists and
-// snapshot-<hint+1> does not; otherwise the directory is listed.
-//
-// A hint may lag (a commit landed after it was written) but never lead:
-// snapshots are written before the hint and the latest one is never
-// expired. So when the hinted snapshot is missing and no newer one exists,
-// the latest snapshot was lost, and answering from an older one would be a
-// silent wrong answer: that fails with ErrCorrupt naming the file.
-func (t *Table) LatestSnapshotID(ctx context.Context) (id int64, ok bool, err error) {
-	id, _, ok, err = t.latestSnapshotID(ctx)
-	return id, ok, err
-}
-
-// latestSnapshotID is LatestSnapshotID that also returns the version of
-// snapshot-<id> when the hint path learned it ("" otherwise).
-func (t *Table) latestSnapshotID(ctx context.Context) (id int64, ver string, ok bool, err error) {
-	h, hok := t.readHint(ctx, "LATEST")
-	if hok {
-		next, err := t.exists(ctx, t.SnapshotPath(h+1))
-		if err != nil {
-			return 0, "", false, err
-		}
-		if !next {
-			ver, err := fileio.FileVersion(ctx, t.io, t.SnapshotPath(h))
-			if err == nil {
-				return h, ver, true, nil
-			}
-			if !errors.Is(err, fs.ErrNotExist) {
-				return 0, "", false, err
-			}
-		}
-	}
-	ids, err := t.SnapshotIDs(ctx)
-	if err != nil {
-		return 0, "", false, err
-	}
-	if hok && (len(ids) == 0 || ids[len(ids)-1] < h) {
-		return 0, "", false, corruptf(t.SnapshotPath(h), "the LATEST hint names snapshot %d but its file is missing (latest snapshot file found: %s)", h, latestFound(ids))
-	}
-	if len(ids) == 0 {
-		return 0, "", false, nil
-	}
-	return ids[len(ids)-1], "", true, nil
-}
-
-func latestFound(ids []int64) string {
-	if len(ids) == 0 {
-		return "none"
-	}
-	return fmt.Sprintf("snapshot-%d", ids[len(ids)-1])
 }
 
 // EarliestSnapshotID returns the earliest snapshot id; ok=false when none.

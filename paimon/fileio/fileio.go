@@ -40,6 +40,9 @@ type FileInfo struct {
 	Size    int64
 	IsDir   bool
 	ModTime time.Time
+	// Version is the file's version as Versioner.Version names it, when
+	// the listing carries it (S3: ETag and size); "" otherwise.
+	Version string
 }
 
 // File is an open file for range reads. Close releases it.

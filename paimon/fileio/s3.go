@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -207,7 +208,11 @@ func (s *S3) list(ctx context.Context, dir string, hidden bool) ([]FileInfo, err
 			if !hidden && strings.HasPrefix(name, ".") {
 				continue
 			}
-			out = append(out, FileInfo{Name: name, Size: aws.ToInt64(o.Size), ModTime: aws.ToTime(o.LastModified)})
+			fi := FileInfo{Name: name, Size: aws.ToInt64(o.Size), ModTime: aws.ToTime(o.LastModified)}
+			if o.ETag != nil { // the same ETag HeadObject sends: Version's format
+				fi.Version = aws.ToString(o.ETag) + "@" + strconv.FormatInt(fi.Size, 10)
+			}
+			out = append(out, fi)
 		}
 		for _, cp := range page.CommonPrefixes {
 			seen = true

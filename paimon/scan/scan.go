@@ -56,6 +56,11 @@ type Options struct {
 	// filter, range bitmap), as the scan option file-index.read.enabled=false
 	// does; results are the same either way.
 	NoFileIndex bool
+	// Schema is the table's latest schema as the caller resolved it for
+	// this query (the catalog's table lookup); nil = resolve it here. The
+	// scan then reads with the schema the query was bound to, and a plan
+	// lists schema/ once, not twice.
+	Schema *paimon.TableSchema
 }
 
 // OptionsFromMap fills time-travel options from Paimon option keys
@@ -181,10 +186,14 @@ func New(ctx context.Context, t *paimon.Table, opts Options) (*Scan, error) {
 		err error
 	}
 	schemaCh := make(chan schemaResult, 1)
-	go func() {
-		sc, err := t.LatestSchema(ctx)
-		schemaCh <- schemaResult{sc, err}
-	}()
+	if opts.Schema != nil {
+		schemaCh <- schemaResult{sc: opts.Schema}
+	} else {
+		go func() {
+			sc, err := t.LatestSchema(ctx)
+			schemaCh <- schemaResult{sc, err}
+		}()
+	}
 	var err error
 	switch {
 	case opts.SnapshotID != 0:
@@ -211,6 +220,10 @@ func New(ctx context.Context, t *paimon.Table, opts Options) (*Scan, error) {
 	if err := paimon.CheckReadable(s.schema); err != nil {
 		return nil, fmt.Errorf("table %s: %w", t.Path(), err)
 	}
+	// schema-<latest> is not read again by this scan (the manifest format
+	// of a snapshot written with it, data files written with it): it is
+	// the file just resolved.
+	s.table = t.WithKnownSchema(s.schema)
 	if err := s.resolveColumns(); err != nil {
 		return nil, err
 	}

@@ -49,6 +49,7 @@ func Run(t *testing.T, c Config) {
 		ConcurrentCreateIfAbsent(t, c.New(t), w, r)
 	})
 	t.Run("Cancelled", func(t *testing.T) { Cancelled(t, c.New(t)) })
+	t.Run("ListedVersions", func(t *testing.T) { ListedVersions(t, c.New(t)) })
 }
 
 func names(list []fileio.FileInfo) string {
@@ -293,5 +294,41 @@ func Cancelled(t *testing.T, l fileio.FileIO) {
 	}
 	if _, err := l.List(ctx, ""); !errors.Is(err, context.Canceled) {
 		t.Errorf("List: %v", err)
+	}
+}
+
+// ListedVersions: a version a listing names (FileInfo.Version) is the one
+// Versioner.Version names for the file, and changes when the file is
+// rewritten: metadata caches validate by either.
+func ListedVersions(t *testing.T, l fileio.FileIO) {
+	ctx := context.Background()
+	v, ok := l.(fileio.Versioner)
+	if !ok {
+		t.Skip("the FileIO names no versions")
+	}
+	listed := func() string {
+		t.Helper()
+		ents, err := l.List(ctx, "lv")
+		if err != nil || len(ents) != 1 {
+			t.Fatalf("list: %v %v", ents, err)
+		}
+		return ents[0].Version
+	}
+	if err := l.Overwrite(ctx, "lv/f", []byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	first := listed()
+	if first == "" {
+		t.Skip("the listing names no versions")
+	}
+	if h, err := v.Version(ctx, "lv/f"); err != nil || h != first {
+		t.Fatalf("listed version %q, Version %q (%v)", first, h, err)
+	}
+	if err := l.Overwrite(ctx, "lv/f", []byte("two!")); err != nil {
+		t.Fatal(err)
+	}
+	second := listed()
+	if h, err := v.Version(ctx, "lv/f"); err != nil || h != second || second == first {
+		t.Fatalf("after a rewrite: listed %q (was %q), Version %q (%v)", second, first, h, err)
 	}
 }
