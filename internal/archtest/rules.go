@@ -30,6 +30,7 @@ func RepoConfig() Config {
 			"orc":                      layerLeaf, // standalone ORC decoder (stdlib, Arrow, compressors)
 			"internal/bufpool":         layerLeaf, // pooled Arrow allocator; imports only Arrow memory; used by paimon/scan and flightsql
 			"internal/readahead":       layerLeaf, // range-announcement contract between file readers (orc, format) and FileIOs; imports nothing of this module
+			"internal/lru":             layerLeaf, // generic byte-bounded LRU cache (manifest, metadata, footer caches); imports only the standard library
 			"internal/rowfmt":          layerLeaf, // Arrow rows as JSON/CSV/text; imports only Arrow; used by cmd and tests
 			"internal/testutil":        layerLeaf, // test helpers (fixtures, checked allocators); test-only
 			"internal/archtest":        layerLeaf, // this lint; imports only the standard library
