@@ -1,9 +1,6 @@
 package paimon
 
 import (
-	"bytes"
-	"container/list"
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -14,6 +11,7 @@ import (
 
 	"github.com/hamba/avro/v2"
 
+	"github.com/paimon-flightsql/paimon-flightsql/internal/lru"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
 )
 
@@ -44,15 +42,13 @@ var defaultManifestCache = NewManifestCache(DefaultManifestCacheBytes)
 func DefaultManifestCache() *ManifestCache { return defaultManifestCache }
 
 // ManifestCache caches decoded manifest files, bounded by an approximate
-// memory budget with least-recently-used eviction. It is safe for concurrent
-// use. The zero value is not usable; call NewManifestCache.
+// memory budget with least-recently-used eviction (internal/lru). It is safe
+// for concurrent use. The zero value is not usable; call NewManifestCache.
 type ManifestCache struct {
-	mu       sync.Mutex
-	maxBytes int64
-	used     int64
-	lru      list.List // of *cachedManifest; front = most recently used
-	byKey    map[manifestKey]*list.Element
-	stats    ManifestCacheStats
+	// lru holds manifests by key, each accounted as its build size plus the
+	// partitions decoded since (grow); a manifest larger than the whole
+	// budget is not kept.
+	lru *lru.Cache[manifestKey, *cachedManifest]
 }
 
 // ManifestCacheStats describes a cache's content and traffic.
@@ -68,53 +64,28 @@ type ManifestCacheStats struct {
 // NewManifestCache returns a cache holding about maxBytes of decoded
 // manifests; maxBytes <= 0 gives a disabled cache.
 func NewManifestCache(maxBytes int64) *ManifestCache {
-	return &ManifestCache{maxBytes: max(maxBytes, 0), byKey: map[manifestKey]*list.Element{}}
+	return &ManifestCache{lru: lru.New[manifestKey, *cachedManifest](maxBytes, 1)}
 }
 
 // SetMaxBytes changes the budget, evicting down to it; 0 (or less) disables
 // the cache and drops its content.
-func (c *ManifestCache) SetMaxBytes(n int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.maxBytes = max(n, 0)
-	c.evictLocked(nil)
-}
+func (c *ManifestCache) SetMaxBytes(n int64) { c.lru.SetMaxBytes(n) }
 
 // MaxBytes returns the budget (0 = disabled).
-func (c *ManifestCache) MaxBytes() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.maxBytes
-}
+func (c *ManifestCache) MaxBytes() int64 { return c.lru.MaxBytes() }
 
 // Clear drops every cached manifest (the counters are kept).
-func (c *ManifestCache) Clear() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for e := c.lru.Front(); e != nil; e = e.Next() {
-		e.Value.(*cachedManifest).elem = nil
-	}
-	c.lru.Init()
-	clear(c.byKey)
-	c.used = 0
-}
+func (c *ManifestCache) Clear() { c.lru.Clear() }
 
 // Stats returns a snapshot of the cache's counters.
 func (c *ManifestCache) Stats() ManifestCacheStats {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s := c.stats
-	s.Manifests, s.Bytes, s.MaxBytes = c.lru.Len(), c.used, c.maxBytes
-	return s
+	s := c.lru.Stats()
+	return ManifestCacheStats{Manifests: s.Entries, Bytes: s.Bytes, MaxBytes: s.MaxBytes,
+		Hits: s.Hits, Misses: s.Misses, Evictions: s.Evictions}
 }
 
 func (c *ManifestCache) enabled() bool {
-	if c == nil {
-		return false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.maxBytes > 0
+	return c != nil && c.lru.MaxBytes() > 0
 }
 
 // manifestKey identifies one manifest file's content. Besides the storage and
@@ -170,10 +141,9 @@ type cachedManifest struct {
 	n      int           // entries (records) in the file
 	parts  []*cachedPart // distinct partitions, first-seen order
 	schema avro.Schema   // writer schema of an Avro manifest (decodes cachedPart.recs)
-	// size is the accounted bytes; elem the LRU element (nil once evicted).
-	// Both are guarded by the cache's mutex.
+	// size is the accounted bytes when built (set by finish, then read-only);
+	// the cache accounts the partitions decoded later on top (grow).
 	size int64
-	elem *list.Element
 }
 
 // cachedPart is the entries of one partition in one manifest.
@@ -218,351 +188,22 @@ func decodedSize(e *ManifestEntry, withBytes bool) int64 {
 	return n
 }
 
-// lookup returns the cached manifest for key (moving it to the front).
+// lookup returns the cached manifest for key (moving it to the front), nil
+// when it is not cached.
 func (c *ManifestCache) lookup(key manifestKey) *cachedManifest {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.byKey[key]
-	if !ok {
-		c.stats.Misses++
-		return nil
-	}
-	c.stats.Hits++
-	c.lru.MoveToFront(el)
-	return el.Value.(*cachedManifest)
+	cm, _ := c.lru.Get(key)
+	return cm
 }
 
 // insert adds cm unless the key is already cached or cm alone exceeds the
 // budget.
-func (c *ManifestCache) insert(cm *cachedManifest) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.maxBytes <= 0 || cm.size > c.maxBytes {
-		return
-	}
-	if _, ok := c.byKey[cm.key]; ok {
-		return
-	}
-	cm.elem = c.lru.PushFront(cm)
-	c.byKey[cm.key] = cm.elem
-	c.used += cm.size
-	c.evictLocked(cm)
-}
+func (c *ManifestCache) insert(cm *cachedManifest) { c.lru.Add(cm.key, cm, cm.size) }
 
-// grow accounts delta more bytes to cm (a partition decoded on demand).
+// grow accounts delta more bytes to cm (a partition decoded on demand),
+// unless cm was evicted meanwhile (another manifest cached under its key is
+// not cm).
 func (c *ManifestCache) grow(cm *cachedManifest, delta int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if cm.elem == nil {
-		return // evicted meanwhile
-	}
-	cm.size += delta
-	c.used += delta
-	c.evictLocked(cm)
-}
-
-// evictLocked drops least recently used manifests until the budget holds,
-// keeping keep (just used) unless it alone exceeds the budget.
-func (c *ManifestCache) evictLocked(keep *cachedManifest) {
-	for c.used > c.maxBytes {
-		el := c.lru.Back()
-		if el == nil {
-			break
-		}
-		cm := el.Value.(*cachedManifest)
-		if cm == keep && cm.size <= c.maxBytes && c.lru.Len() > 1 {
-			// keep is the only one that should stay; evict the next oldest.
-			el = el.Prev()
-			cm = el.Value.(*cachedManifest)
-		}
-		c.lru.Remove(el)
-		delete(c.byKey, cm.key)
-		c.used -= cm.size
-		cm.elem = nil
-		c.stats.Evictions++
-	}
-}
-
-// manifestBuilder groups a manifest's records by partition while it is read.
-// Per record it only appends to manifest-wide slices (the partition lookup is
-// skipped while consecutive records share a partition); finish sorts them
-// into partitions.
-type manifestBuilder struct {
-	cm      *cachedManifest
-	byPart  map[string]int32
-	last    int32 // partition of the previous record (-1 = none)
-	recPart []int32
-	recs    [][]byte // per record (Avro), nil for ORC
-	decoded []ManifestEntry
-	decRec  []int32 // record number of each decoded entry
-	// keepState memoises the partition filter per group (0 unknown, 1 keep, 2 skip).
-	keepState []int8
-}
-
-// expectedRecords is the manifest's entry count from the manifest list, for
-// sizing slices; as it comes from a file, it is trusted only up to a bound
-// and to what the file's size makes plausible (beyond, slices just grow).
-func (k *manifestKey) expectedRecords(fileSize int) int {
-	n := k.added + k.deleted
-	if n <= 0 || n > 1<<17 || n > 16*int64(fileSize) {
-		return 0
-	}
-	return int(n)
-}
-
-// newManifestBuilder: records = keep encoded records (Avro); decodeAll =
-// every record will be decoded.
-func newManifestBuilder(key manifestKey, fileSize int, records, decodeAll bool) *manifestBuilder {
-	b := &manifestBuilder{cm: &cachedManifest{key: key}, byPart: map[string]int32{}, last: -1}
-	if n := key.expectedRecords(fileSize); n > 0 {
-		b.recPart = make([]int32, 0, n)
-		if records {
-			b.recs = make([][]byte, 0, n)
-		}
-		if decodeAll {
-			b.decoded = make([]ManifestEntry, 0, n)
-			b.decRec = make([]int32, 0, n)
-		}
-	}
-	return b
-}
-
-// group returns the index of partition p's group, adding it when new (the
-// lookup is skipped while consecutive records share a partition).
-func (b *manifestBuilder) group(p []byte) int32 {
-	gi := b.last
-	if gi >= 0 && bytes.Equal(b.cm.parts[gi].part, p) {
-		return gi
-	}
-	gi, ok := b.byPart[string(p)]
-	if !ok {
-		gi = int32(len(b.cm.parts))
-		g := &cachedPart{part: bytes.Clone(p)}
-		b.byPart[string(g.part)] = gi
-		b.cm.parts = append(b.cm.parts, g)
-		b.keepState = append(b.keepState, 0)
-	}
-	b.last = gi
-	return gi
-}
-
-// keeps asks keep about group gi once per manifest.
-func (b *manifestBuilder) keeps(gi int32, keep func([]byte) bool) bool {
-	switch b.keepState[gi] {
-	case 1:
-		return true
-	case 2:
-		return false
-	}
-	ok := keep(b.cm.parts[gi].part)
-	b.keepState[gi] = 2
-	if ok {
-		b.keepState[gi] = 1
-	}
-	return ok
-}
-
-// add records one entry of group gi: rec is its encoded Avro record (nil for
-// ORC), e the decoded entry or nil when it was not decoded.
-func (b *manifestBuilder) add(gi int32, kind FileKind, rec []byte, e *ManifestEntry) {
-	g := b.cm.parts[gi]
-	if kind == FileKindDelete {
-		g.deletes++
-	} else {
-		g.adds++
-	}
-	b.recPart = append(b.recPart, gi)
-	if rec != nil {
-		b.recs = append(b.recs, rec)
-	}
-	if e != nil {
-		b.decoded = append(b.decoded, *e)
-		b.decRec = append(b.decRec, int32(b.cm.n))
-	}
-	b.cm.n++
-}
-
-// finish sorts the records into their partitions, settles which partitions
-// are decoded and computes the size; retained is the bytes of file data the
-// records alias, ownsBytes whether decoded entries own their byte slices.
-func (b *manifestBuilder) finish(retained int64, ownsBytes bool) *cachedManifest {
-	cm := b.cm
-	n := cm.n
-	// Counting sort of record numbers (and records) by partition.
-	off := make([]int32, len(cm.parts)+1)
-	for _, gi := range b.recPart {
-		off[gi+1]++
-	}
-	for i := 1; i < len(off); i++ {
-		off[i] += off[i-1]
-	}
-	pos := make([]int32, n)
-	var recs [][]byte
-	if len(b.recs) == n {
-		recs = make([][]byte, n)
-	}
-	fill := slices.Clone(off[:len(cm.parts)])
-	for r, gi := range b.recPart {
-		pos[fill[gi]] = int32(r)
-		if recs != nil {
-			recs[fill[gi]] = b.recs[r]
-		}
-		fill[gi]++
-	}
-	decodedCount := make([]int32, len(cm.parts))
-	for _, r := range b.decRec {
-		decodedCount[b.recPart[r]]++
-	}
-	cm.size = int64(unsafe.Sizeof(*cm)) + int64(len(cm.key.path)+len(cm.key.pstats)) + retained + recOverhead*int64(n)
-	for gi, g := range cm.parts {
-		lo, hi := off[gi], off[gi+1]
-		g.pos = pos[lo:hi:hi]
-		if recs != nil {
-			g.recs = recs[lo:hi:hi]
-		}
-		cm.size += partOverhead + int64(len(g.part))
-		if decodedCount[gi] == hi-lo {
-			g.decoded = true
-			g.entries = make([]*ManifestEntry, 0, hi-lo)
-		}
-	}
-	for i, r := range b.decRec {
-		if g := cm.parts[b.recPart[r]]; g.decoded {
-			g.entries = append(g.entries, &b.decoded[i])
-			cm.size += decodedSize(&b.decoded[i], ownsBytes) + 8
-		}
-	}
-	for _, g := range cm.parts {
-		if g.decoded {
-			g.recs = nil
-		}
-	}
-	return cm
-}
-
-// buildAvroManifest decodes an Avro manifest as DecodeManifestPruned does
-// (records of partitions keep rejects are skipped, not decoded) and groups it
-// for the cache. It returns the decoded entries keep accepts, in file order,
-// and the net count (ADD − DELETE) of the skipped ones.
-func buildAvroManifest(key manifestKey, name string, data []byte, keep func([]byte) bool) (cm *cachedManifest, kept []ManifestEntry, skippedNet int, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			cm, kept, err = nil, nil, corruptf(name, "decoder panic: %v", p)
-		}
-	}()
-	f, err := parseOCF(data)
-	if err != nil {
-		return nil, nil, 0, corruptErr(name, err)
-	}
-	b := newManifestBuilder(key, len(data), true, keep == nil)
-	b.cm.schema = f.schema
-	if keep == nil {
-		kept = make([]ManifestEntry, 0, key.expectedRecords(len(data)))
-	}
-	var retained int64
-	if f.codec == "null" {
-		retained = int64(len(data)) // records alias the file bytes
-	}
-	cur := int32(-1) // group of the record being decoded, once its partition is read
-	skip := func(p []byte) bool {
-		cur = b.group(p)
-		return !b.keeps(cur, keep)
-	}
-	r := &f.body
-	names := map[*avro.RecordSchema]map[string]int{}
-	for r.remaining() > 0 {
-		count, err := r.long()
-		if err != nil {
-			return nil, nil, 0, corruptErr(name, fmt.Errorf("block header: %w", err))
-		}
-		size, err := r.long()
-		if err != nil {
-			return nil, nil, 0, corruptErr(name, fmt.Errorf("block header: %w", err))
-		}
-		if count < 0 || size < 0 || size > int64(r.remaining()) {
-			return nil, nil, 0, corruptf(name, "block of %d records and %d bytes exceeds the file (%d bytes left)", count, size, r.remaining())
-		}
-		comp, _ := r.fixed(int(size))
-		sync, err := r.fixed(16)
-		if err != nil {
-			return nil, nil, 0, corruptf(name, "truncated block: missing sync marker")
-		}
-		if !bytes.Equal(sync, f.sync) {
-			return nil, nil, 0, corruptf(name, "block sync marker mismatch")
-		}
-		block, err := decompress(f.codec, comp)
-		if err != nil {
-			if errors.Is(err, ErrUnsupported) {
-				return nil, nil, 0, fmt.Errorf("%s: %w", name, err)
-			}
-			return nil, nil, 0, corruptErr(name, err)
-		}
-		if f.codec != "null" {
-			retained += int64(cap(block))
-		}
-		if count > int64(len(block)) && !canBeEmpty(f.schema, 0) {
-			return nil, nil, 0, corruptf(name, "block claims %d records in %d bytes", count, len(block))
-		}
-		br := newAvroReader(block, names)
-		if keep != nil {
-			br.skipPartition = skip
-		}
-		for i := int64(0); i < count; i++ {
-			start := br.pos
-			cur = -1
-			v, err := br.decodeValue(f.schema, 0)
-			if err != nil {
-				return nil, nil, 0, corruptErr(name, fmt.Errorf("record: %w", err))
-			}
-			rec := block[start:br.pos:br.pos]
-			if sk, ok := v.(skippedRecord); ok {
-				kind := FileKind(sk.kind)
-				if kind == FileKindDelete {
-					skippedNet--
-				} else {
-					skippedNet++
-				}
-				b.add(cur, kind, rec, nil)
-				continue
-			}
-			e, err := decodeManifestEntry(v)
-			if err != nil {
-				return nil, nil, 0, wrapRecordErr(name, b.cm.n, err)
-			}
-			if cur < 0 { // no partition filter, or a layout where the hook did not run
-				cur = b.group(e.Partition)
-			}
-			if keep != nil && !b.keeps(cur, keep) {
-				if e.Kind == FileKindDelete {
-					skippedNet--
-				} else {
-					skippedNet++
-				}
-				b.add(cur, e.Kind, rec, nil)
-				continue
-			}
-			b.add(cur, e.Kind, rec, &e)
-			kept = append(kept, e)
-		}
-		if br.remaining() != 0 {
-			return nil, nil, 0, corruptf(name, "block has %d trailing bytes", br.remaining())
-		}
-	}
-	return b.finish(retained, false), kept, skippedNet, nil
-}
-
-// buildDecodedManifest groups the fully decoded entries of a manifest (ORC,
-// which has no partial decoding) for the cache.
-func buildDecodedManifest(key manifestKey, name string, data []byte, format string) (*cachedManifest, error) {
-	b := newManifestBuilder(key, len(data), false, true)
-	err := DecodeManifest(name, data, format, func(e ManifestEntry) error {
-		b.add(b.group(e.Partition), e.Kind, nil, &e)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return b.finish(0, true), nil
+	c.lru.Grow(cm.key, delta, func(v *cachedManifest) bool { return v == cm })
 }
 
 // decode decodes g's records (Avro) the first time a query needs them.

@@ -1,12 +1,12 @@
 package paimon
 
 import (
-	"container/list"
 	"context"
 	"errors"
 	"io/fs"
 	"sync"
 
+	"github.com/paimon-flightsql/paimon-flightsql/internal/lru"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
 )
 
@@ -52,17 +52,16 @@ var defaultMetaCache = NewMetaCache(DefaultMetaCacheBytes)
 func DefaultMetaCache() *MetaCache { return defaultMetaCache }
 
 // MetaCache caches metadata file bytes by (storage, path, version), with
-// least-recently-used eviction within a byte budget. Safe for concurrent use.
+// least-recently-used eviction within a byte budget (internal/lru). Safe for
+// concurrent use.
 type MetaCache struct {
-	mu       sync.Mutex
-	maxBytes int64
-	used     int64
-	lru      list.List // of *metaEntry, front = most recent
-	byKey    map[metaKey]*list.Element
-	stats    MetaCacheStats
+	// lru holds file bytes, each accounted as len + metaEntryOverhead; a file
+	// larger than a quarter of the budget is not kept.
+	lru *lru.Cache[metaKey, []byte]
 	// latest: the latest snapshot id last resolved per (store, snapshot
 	// directory). Only a guess of which ids to check: never an answer.
-	latest map[metaKey]int64
+	latestMu sync.Mutex
+	latest   map[metaKey]int64
 }
 
 // MetaCacheStats describes a metadata cache's content and traffic.
@@ -85,85 +84,33 @@ type metaKey struct {
 	version string
 }
 
-type metaEntry struct {
-	key  metaKey
-	data []byte
-}
-
 // metaEntryOverhead approximates the bookkeeping bytes of one entry.
 const metaEntryOverhead = 256
 
 // NewMetaCache returns a cache holding about maxBytes; <= 0 disables it.
 func NewMetaCache(maxBytes int64) *MetaCache {
-	return &MetaCache{maxBytes: max(maxBytes, 0), byKey: map[metaKey]*list.Element{}}
+	return &MetaCache{lru: lru.New[metaKey, []byte](maxBytes, 4)}
 }
 
 // SetMaxBytes changes the budget, evicting down to it (0 disables).
-func (c *MetaCache) SetMaxBytes(n int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.maxBytes = max(n, 0)
-	c.evictLocked()
-}
+func (c *MetaCache) SetMaxBytes(n int64) { c.lru.SetMaxBytes(n) }
 
 // Clear drops every entry (counters are kept).
-func (c *MetaCache) Clear() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.lru.Init()
-	clear(c.byKey)
-	c.used = 0
-}
+func (c *MetaCache) Clear() { c.lru.Clear() }
 
 // Stats returns the cache's counters.
 func (c *MetaCache) Stats() MetaCacheStats {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s := c.stats
-	s.Files, s.Bytes, s.MaxBytes = c.lru.Len(), c.used, c.maxBytes
-	return s
+	s := c.lru.Stats()
+	return MetaCacheStats{Files: s.Entries, Bytes: s.Bytes, MaxBytes: s.MaxBytes,
+		Hits: s.Hits, Misses: s.Misses, Evictions: s.Evictions}
 }
 
-func (c *MetaCache) get(k metaKey) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.maxBytes == 0 {
-		return nil, false
-	}
-	e, ok := c.byKey[k]
-	if !ok {
-		c.stats.Misses++
-		return nil, false
-	}
-	c.stats.Hits++
-	c.lru.MoveToFront(e)
-	return e.Value.(*metaEntry).data, true
-}
+func (c *MetaCache) get(k metaKey) ([]byte, bool) { return c.lru.Get(k) }
 
+// put keeps data unless the cache is disabled, one file would crowd out the
+// rest (more than a quarter of the budget) or k is already held.
 func (c *MetaCache) put(k metaKey, data []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	size := int64(len(data)) + metaEntryOverhead
-	if c.maxBytes == 0 || size > c.maxBytes/4 {
-		return // disabled, or one file would crowd out the rest
-	}
-	if _, ok := c.byKey[k]; ok {
-		return
-	}
-	c.byKey[k] = c.lru.PushFront(&metaEntry{key: k, data: data})
-	c.used += size
-	c.evictLocked()
-}
-
-func (c *MetaCache) evictLocked() {
-	for c.used > c.maxBytes && c.lru.Len() > 0 {
-		e := c.lru.Back()
-		me := e.Value.(*metaEntry)
-		c.lru.Remove(e)
-		delete(c.byKey, me.key)
-		c.used -= int64(len(me.data)) + metaEntryOverhead
-		c.stats.Evictions++
-	}
+	c.lru.Add(k, data, int64(len(data))+metaEntryOverhead)
 }
 
 // readVersioned reads a metadata file through the cache: it asks storage
@@ -240,11 +187,11 @@ func (t *Table) latestGuess() (int64, bool) {
 	if _, vok := t.io.(fileio.Versioner); c == nil || !ok || !vok {
 		return 0, false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.maxBytes == 0 {
+	if c.lru.MaxBytes() == 0 {
 		return 0, false
 	}
+	c.latestMu.Lock()
+	defer c.latestMu.Unlock()
 	id, ok := c.latest[metaKey{store: store, path: t.SnapshotDir()}]
 	return id, ok
 }
@@ -257,11 +204,11 @@ func (t *Table) rememberLatest(id int64) {
 	if _, vok := t.io.(fileio.Versioner); c == nil || !ok || !vok {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.maxBytes == 0 {
+	if c.lru.MaxBytes() == 0 {
 		return
 	}
+	c.latestMu.Lock()
+	defer c.latestMu.Unlock()
 	if c.latest == nil || len(c.latest) >= maxLatestGuesses {
 		c.latest = map[metaKey]int64{}
 	}

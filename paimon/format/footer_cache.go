@@ -1,14 +1,13 @@
 package format
 
 import (
-	"container/list"
 	"errors"
 	"io"
 	"path"
 	"strings"
-	"sync"
 	"sync/atomic"
 
+	"github.com/paimon-flightsql/paimon-flightsql/internal/lru"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/types"
 )
 
@@ -51,104 +50,46 @@ type FooterCacheStats struct {
 }
 
 // FooterCache caches parsed Parquet footers, bounded by an approximate
-// memory budget with least-recently-used eviction. It is safe for concurrent
-// use. The zero value is not usable; call NewFooterCache.
+// memory budget with least-recently-used eviction (internal/lru). It is safe
+// for concurrent use. The zero value is not usable; call NewFooterCache.
 type FooterCache struct {
-	mu       sync.Mutex
-	maxBytes int64
-	used     int64
-	lru      list.List // of *footerEntry; front = most recently used
-	byKey    map[FooterKey]*list.Element
-	stats    FooterCacheStats
-}
-
-type footerEntry struct {
-	key  FooterKey
-	meta *parquetMeta
+	// lru holds footers by key, each accounted as its parquetMeta.bytes; a
+	// footer larger than a quarter of the budget is not kept.
+	lru *lru.Cache[FooterKey, *parquetMeta]
 }
 
 // NewFooterCache returns a cache holding about maxBytes of parsed footers;
 // maxBytes <= 0 gives a disabled cache.
 func NewFooterCache(maxBytes int64) *FooterCache {
-	return &FooterCache{maxBytes: max(maxBytes, 0), byKey: map[FooterKey]*list.Element{}}
+	return &FooterCache{lru: lru.New[FooterKey, *parquetMeta](maxBytes, 4)}
 }
 
 // SetMaxBytes changes the budget, evicting down to it; 0 (or less) disables
 // the cache and drops its content.
-func (c *FooterCache) SetMaxBytes(n int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.maxBytes = max(n, 0)
-	c.evictLocked()
-}
+func (c *FooterCache) SetMaxBytes(n int64) { c.lru.SetMaxBytes(n) }
 
 // MaxBytes is the current budget (0 = disabled).
-func (c *FooterCache) MaxBytes() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.maxBytes
-}
+func (c *FooterCache) MaxBytes() int64 { return c.lru.MaxBytes() }
 
 // Stats returns the cache's counters.
 func (c *FooterCache) Stats() FooterCacheStats {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s := c.stats
-	s.Files, s.Bytes, s.MaxBytes = c.lru.Len(), c.used, c.maxBytes
-	return s
+	s := c.lru.Stats()
+	return FooterCacheStats{Files: s.Entries, Bytes: s.Bytes, MaxBytes: s.MaxBytes,
+		Hits: s.Hits, Misses: s.Misses, Evictions: s.Evictions}
 }
 
 // Clear drops every cached footer (the counters stay).
-func (c *FooterCache) Clear() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.lru.Init()
-	c.byKey = map[FooterKey]*list.Element{}
-	c.used = 0
-}
+func (c *FooterCache) Clear() { c.lru.Clear() }
 
 func (c *FooterCache) get(k FooterKey) *parquetMeta {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.maxBytes == 0 {
-		return nil
-	}
-	if e, ok := c.byKey[k]; ok {
-		c.lru.MoveToFront(e)
-		c.stats.Hits++
-		return e.Value.(*footerEntry).meta
-	}
-	c.stats.Misses++
-	return nil
+	m, _ := c.lru.Get(k)
+	return m
 }
 
 // put inserts a parsed footer (a concurrent open of the same file may have
 // inserted it first: that one is kept). A footer larger than a quarter of
 // the budget is not kept.
-func (c *FooterCache) put(k FooterKey, m *parquetMeta) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.maxBytes == 0 || m.bytes > c.maxBytes/4 {
-		return
-	}
-	if _, ok := c.byKey[k]; ok {
-		return
-	}
-	c.byKey[k] = c.lru.PushFront(&footerEntry{key: k, meta: m})
-	c.used += m.bytes
-	c.evictLocked()
-}
-
-func (c *FooterCache) evictLocked() {
-	for c.used > c.maxBytes && c.lru.Len() > 0 {
-		e := c.lru.Back()
-		fe := e.Value.(*footerEntry)
-		c.lru.Remove(e)
-		delete(c.byKey, fe.key)
-		c.used -= fe.meta.bytes
-		c.stats.Evictions++
-	}
-}
+func (c *FooterCache) put(k FooterKey, m *parquetMeta) { c.lru.Add(k, m, m.bytes) }
 
 // footerBytesFactor converts a footer's serialized size into the estimate
 // of what its parsed forms hold in memory: the arrow-go FileMetaData
