@@ -18,4 +18,7 @@
 //     query only, never kept across queries.
 //   - Caches hold bytes or immutable decoded data; callers own what they get
 //     (except a handle's known schema, shared read-only).
+//   - Budget, LRU eviction and counters of the manifest and metadata caches
+//     (and of format's footer cache) are internal/lru's; keys, validation and
+//     what is accounted per entry stay with each cache.
 package paimon
