@@ -250,41 +250,25 @@ func bindReplace(name string, args []vec.Expr) (*vec.BoundFunc, error) {
 		return nil, err
 	}
 	return &vec.BoundFunc{Ret: tString, ArgTypes: types(tString, 3), NullOnNullInput: true,
-		Kernel: func(c *vec.Ctx, args []arrow.Array, n int) (arrow.Array, error) {
-			var in [3]strIn
-			for j := range in {
-				s, err := strsOf(args[j])
-				if err != nil {
-					return nil, err
-				}
-				in[j] = s
-			}
-			valid := andValidity(c.Mem, n, args...)
-			m := maskOf(valid)
-			out := newStrOut(c.Mem, n, len(in[0].data))
-			for i := range n {
-				if !m.ok(i) {
-					out.add(nil)
-					continue
-				}
-				s, from, to := in[0].at(i), in[1].at(i), in[2].at(i)
-				if len(from) == 0 {
-					out.add(s)
-					continue
-				}
-				for {
-					at := bytes.Index(s, from)
-					if at < 0 {
-						break
-					}
-					out.part(s[:at])
-					out.part(to)
-					s = s[at+len(from):]
-				}
-				out.add(s)
-			}
-			return out.finish(valid)
-		}}, nil
+		Kernel: threeStrings(func() func(*strOut, []byte, []byte, []byte) { return replaceAll })}, nil
+}
+
+// replaceAll appends s with every occurrence of from replaced by to.
+func replaceAll(out *strOut, s, from, to []byte) {
+	if len(from) == 0 {
+		out.add(s)
+		return
+	}
+	for {
+		at := bytes.Index(s, from)
+		if at < 0 {
+			break
+		}
+		out.part(s[:at])
+		out.part(to)
+		s = s[at+len(from):]
+	}
+	out.add(s)
 }
 
 // LPAD(s, len, pad) / RPAD: pad (repeated) to len characters, or cut to

@@ -1,9 +1,8 @@
 package funcs
 
 import (
+	"bytes"
 	"unicode/utf8"
-
-	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
 )
@@ -24,47 +23,42 @@ func bindTranslate(name string, args []vec.Expr) (*vec.BoundFunc, error) {
 		return nil, err
 	}
 	return &vec.BoundFunc{Ret: tString, ArgTypes: types(tString, 3), NullOnNullInput: true,
-		Kernel: func(c *vec.Ctx, args []arrow.Array, n int) (arrow.Array, error) {
-			var in [3]strIn
-			for j := range in {
-				s, err := strsOf(args[j])
-				if err != nil {
-					return nil, err
-				}
-				in[j] = s
+		Kernel: threeStrings(newTranslateRow)}, nil
+}
+
+// newTranslateRow returns TRANSLATE's row function for one batch. from and
+// to are nearly always constants: the map of the previous row is reused
+// while they stay the same.
+func newTranslateRow() func(*strOut, []byte, []byte, []byte) {
+	var (
+		buf              []byte
+		mp               map[rune]rune
+		lastFrom, lastTo []byte
+	)
+	return func(out *strOut, s, from, to []byte) {
+		if mp == nil || !bytes.Equal(from, lastFrom) || !bytes.Equal(to, lastTo) {
+			mp = translateMap(from, to)
+			lastFrom, lastTo = append(lastFrom[:0], from...), append(lastTo[:0], to...)
+		}
+		buf = buf[:0]
+		for len(s) > 0 {
+			r, w := utf8.DecodeRune(s)
+			if r == utf8.RuneError && w <= 1 {
+				buf = append(buf, s[0])
+				s = s[1:]
+				continue
 			}
-			valid := andValidity(c.Mem, n, args...)
-			m := maskOf(valid)
-			out := newStrOut(c.Mem, n, len(in[0].data))
-			var buf []byte
-			for i := range n {
-				if !m.ok(i) {
-					out.add(nil)
-					continue
+			if to, ok := mp[r]; ok {
+				if to >= 0 {
+					buf = utf8.AppendRune(buf, to)
 				}
-				mp := translateMap(in[1].at(i), in[2].at(i))
-				s := in[0].at(i)
-				buf = buf[:0]
-				for len(s) > 0 {
-					r, w := utf8.DecodeRune(s)
-					if r == utf8.RuneError && w <= 1 {
-						buf = append(buf, s[0])
-						s = s[1:]
-						continue
-					}
-					if to, ok := mp[r]; ok {
-						if to >= 0 {
-							buf = utf8.AppendRune(buf, to)
-						}
-					} else {
-						buf = append(buf, s[:w]...)
-					}
-					s = s[w:]
-				}
-				out.add(buf)
+			} else {
+				buf = append(buf, s[:w]...)
 			}
-			return out.finish(valid)
-		}}, nil
+			s = s[w:]
+		}
+		out.add(buf)
+	}
 }
 
 // translateMap maps each character of from to its replacement (-1: delete).

@@ -531,3 +531,33 @@ func boolsOf(a arrow.Array) (func(i int) bool, error) {
 	}
 	return nil, fmt.Errorf("funcs: want a boolean array, got %s", a.DataType())
 }
+
+// threeStrings is the kernel of a function of three STRING arguments that
+// is NULL on any NULL input. newRow is called once per kernel call (so a
+// row function may keep state across the rows of one batch; kernels of one
+// BoundFunc run concurrently); its function is called for every row whose
+// three values are non-NULL and appends that row's one result to out.
+func threeStrings(newRow func() func(out *strOut, a, b, c []byte)) vec.Kernel {
+	return func(c *vec.Ctx, args []arrow.Array, n int) (arrow.Array, error) {
+		row := newRow()
+		var in [3]strIn
+		for j := range in {
+			s, err := strsOf(args[j])
+			if err != nil {
+				return nil, err
+			}
+			in[j] = s
+		}
+		valid := andValidity(c.Mem, n, args...)
+		m := maskOf(valid)
+		out := newStrOut(c.Mem, n, len(in[0].data))
+		for i := range n {
+			if !m.ok(i) {
+				out.add(nil)
+				continue
+			}
+			row(out, in[0].at(i), in[1].at(i), in[2].at(i))
+		}
+		return out.finish(valid)
+	}
+}
