@@ -81,15 +81,7 @@ func (t *Table) Compact(ctx context.Context, opts CompactOptions) (int64, error)
 			return 0, err
 		}
 	}
-	groups := map[string][]paimon.ManifestEntry{}
-	var order []string
-	for _, e := range live {
-		k := bucketKey(e.Partition, int(e.Bucket))
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], e)
-	}
+	groups, order := groupByBucket(live)
 	req := &commitRequest{kind: paimon.CommitCompact}
 	names := newNameFactory()
 	fail := func(err error) (int64, error) {
@@ -519,4 +511,19 @@ func (t *Table) writeDVIndex(ctx context.Context, names *nameFactory, part []byt
 	}
 	return paimon.IndexManifestEntry{Kind: paimon.FileKindAdd, Partition: part, Bucket: int32(bucket), IndexFile: paimon.IndexFileMeta{
 		IndexType: dvIndexType, FileName: name, FileSize: int64(len(data)), RowCount: int64(len(ranges)), DVRanges: ranges}}, p, nil
+}
+
+// groupByBucket groups entries by (partition, bucket), the groups in the
+// order of their first entry.
+func groupByBucket(entries []paimon.ManifestEntry) (map[string][]paimon.ManifestEntry, []string) {
+	groups := map[string][]paimon.ManifestEntry{}
+	var order []string
+	for _, e := range entries {
+		k := bucketKey(e.Partition, int(e.Bucket))
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], e)
+	}
+	return groups, order
 }

@@ -34,15 +34,7 @@ func (t *Table) compactAppend(ctx context.Context, mem memory.Allocator, opts Co
 	if err != nil {
 		return 0, err
 	}
-	groups := map[string][]paimon.ManifestEntry{}
-	var order []string
-	for _, e := range selected {
-		k := bucketKey(e.Partition, int(e.Bucket))
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], e)
-	}
+	groups, order := groupByBucket(selected)
 	req := &commitRequest{kind: paimon.CommitCompact}
 	names := newNameFactory()
 	fail := func(err error) (int64, error) {
