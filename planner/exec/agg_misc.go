@@ -226,18 +226,9 @@ func (a *aggDistinct) merge(src aggAcc, gmap []int32) error {
 		return err
 	}
 	defer ktRelease(keys)
-	old, err := aggValues[int32](keys[0])
-	if err != nil {
+	if err := regroupKeys(a.mem, keys, gmap); err != nil {
 		return err
 	}
-	g := aggGidColumn(a.mem, len(old), func(i int) int32 {
-		if old[i] < 0 {
-			return -1
-		}
-		return gmap[old[i]]
-	})
-	keys[0].Release()
-	keys[0] = g
 	return a.insert(keys)
 }
 
@@ -278,4 +269,23 @@ func ktRelease(as []arrow.Array) {
 			a.Release()
 		}
 	}
+}
+
+// regroupKeys rewrites keys[0], the group-id column of a merged
+// accumulator's key table, through gmap (its group → ours; negative ids
+// stay -1).
+func regroupKeys(mem memory.Allocator, keys []arrow.Array, gmap []int32) error {
+	old, err := aggValues[int32](keys[0])
+	if err != nil {
+		return err
+	}
+	g := aggGidColumn(mem, len(old), func(i int) int32 {
+		if old[i] < 0 {
+			return -1
+		}
+		return gmap[old[i]]
+	})
+	keys[0].Release()
+	keys[0] = g
+	return nil
 }

@@ -129,18 +129,9 @@ func (a *aggOrdered) merge(src aggAcc, gmap []int32) error {
 		return err
 	}
 	defer func() { ktRelease(keys) }()
-	old, err := aggValues[int32](keys[0])
-	if err != nil {
+	if err := regroupKeys(a.mem, keys, gmap); err != nil {
 		return err
 	}
-	g := aggGidColumn(a.mem, len(old), func(i int) int32 {
-		if old[i] < 0 {
-			return -1
-		}
-		return gmap[old[i]]
-	})
-	keys[0].Release()
-	keys[0] = g
 	if !a.sp.distinct {
 		// src's rows come after ours, in their own order.
 		seqs, err := aggValues[int64](keys[1])
