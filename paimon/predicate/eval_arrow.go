@@ -20,11 +20,12 @@ import (
 // id (the key paimon/format writes); EvalArrow finds columns by it first.
 const FieldIDMetadataKey = "paimon.field_id"
 
-// three-valued truth
+// three-valued truth, ordered FALSE < UNKNOWN < TRUE so that AND is min,
+// OR is max and NOT is tTrue-v (branch-free loops over whole batches)
 const (
 	tFalse   uint8 = 0
-	tTrue    uint8 = 1
-	tUnknown uint8 = 2
+	tUnknown uint8 = 1
+	tTrue    uint8 = 2
 )
 
 // EvalArrow evaluates p exactly on every row of rec with SQL three-valued
@@ -128,6 +129,9 @@ func FilterArray(ctx context.Context, mem memory.Allocator, a arrow.Array, mask 
 }
 
 func countTrue(m *array.Boolean) int {
+	if m.NullN() == 0 {
+		return bitutil.CountSetBits(m.Data().Buffers()[1].Bytes(), m.Data().Offset(), m.Len())
+	}
 	n := 0
 	for i := 0; i < m.Len(); i++ {
 		if m.IsValid(i) && m.Value(i) {
@@ -163,65 +167,93 @@ func fill(n int, v uint8) []uint8 {
 }
 
 func evalTri(p Predicate, rec arrow.RecordBatch, n int) ([]uint8, error) {
+	out := make([]uint8, n)
+	if err := evalInto(p, rec, out, nil); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// evalInto writes the three-valued result of p on each row of rec into out
+// (len(out) rows). scratch is a free buffer the caller no longer needs (nil
+// allocates one when a connective needs it).
+func evalInto(p Predicate, rec arrow.RecordBatch, out, scratch []uint8) error {
 	switch x := p.(type) {
 	case nil:
-		return fill(n, tTrue), nil
+		fillInto(out, tTrue)
+		return nil
 	case Const:
 		if x {
-			return fill(n, tTrue), nil
+			fillInto(out, tTrue)
+		} else {
+			fillInto(out, tFalse)
 		}
-		return fill(n, tFalse), nil
+		return nil
 	case *Not:
-		r, err := evalTri(x.Child, rec, n)
-		if err != nil {
-			return nil, err
+		if err := evalInto(x.Child, rec, out, scratch); err != nil {
+			return err
 		}
-		for i, v := range r {
-			if v != tUnknown {
-				r[i] = 1 - v
-			}
+		for i, v := range out {
+			out[i] = tTrue - v
 		}
-		return r, nil
-	case *And:
-		out := fill(n, tTrue)
-		for _, c := range x.Children {
-			r, err := evalTri(c, rec, n)
-			if err != nil {
-				return nil, err
+		return nil
+	case *And, *Or:
+		var children []Predicate
+		and := false
+		if a, ok := x.(*And); ok {
+			children, and = a.Children, true
+		} else {
+			children = x.(*Or).Children
+		}
+		if len(children) == 0 {
+			if and {
+				fillInto(out, tTrue)
+			} else {
+				fillInto(out, tFalse)
 			}
-			for i, v := range r {
-				if v == tFalse || out[i] == tFalse {
-					out[i] = tFalse
-				} else if v == tUnknown {
-					out[i] = tUnknown
+			return nil
+		}
+		if err := evalInto(children[0], rec, out, scratch); err != nil {
+			return err
+		}
+		if len(children) == 1 {
+			return nil
+		}
+		if len(scratch) < len(out) {
+			scratch = make([]uint8, len(out))
+		}
+		tmp := scratch[:len(out)]
+		var inner []uint8 // scratch of the children (allocated once, when a child needs it)
+		for _, c := range children[1:] {
+			clear(tmp)
+			if err := evalInto(c, rec, tmp, inner); err != nil {
+				return err
+			}
+			if and {
+				for i, v := range tmp {
+					out[i] = min(out[i], v)
+				}
+			} else {
+				for i, v := range tmp {
+					out[i] = max(out[i], v)
 				}
 			}
 		}
-		return out, nil
-	case *Or:
-		out := fill(n, tFalse)
-		for _, c := range x.Children {
-			r, err := evalTri(c, rec, n)
-			if err != nil {
-				return nil, err
-			}
-			for i, v := range r {
-				if v == tTrue || out[i] == tTrue {
-					out[i] = tTrue
-				} else if v == tUnknown {
-					out[i] = tUnknown
-				}
-			}
-		}
-		return out, nil
+		return nil
 	case *Leaf:
 		col, err := findColumn(rec, x)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		return evalLeaf(x, col, n)
+		return evalLeaf(x, col, out)
 	}
-	return nil, fmt.Errorf("predicate: unknown predicate %T", p)
+	return fmt.Errorf("predicate: unknown predicate %T", p)
+}
+
+func fillInto(out []uint8, v uint8) {
+	for i := range out {
+		out[i] = v
+	}
 }
 
 func findColumn(rec arrow.RecordBatch, l *Leaf) (arrow.Array, error) {
@@ -238,8 +270,10 @@ func findColumn(rec arrow.RecordBatch, l *Leaf) (arrow.Array, error) {
 	return nil, fmt.Errorf("predicate %s: column %s (field id %d) not in batch", l, l.Column, l.FieldID)
 }
 
-func evalLeaf(l *Leaf, col arrow.Array, n int) ([]uint8, error) {
-	out := make([]uint8, n)
+// evalLeaf writes the leaf's result for every row into out (whose prior
+// content is ignored).
+func evalLeaf(l *Leaf, col arrow.Array, out []uint8) error {
+	clear(out)
 	switch l.Op {
 	case IsNull, IsNotNull:
 		want := l.Op == IsNull
@@ -248,18 +282,18 @@ func evalLeaf(l *Leaf, col arrow.Array, n int) ([]uint8, error) {
 				out[i] = tTrue
 			}
 		}
-		return out, nil
+		return nil
 	case StartsWith:
 		if len(l.Literals) != 1 {
-			return nil, fmt.Errorf("predicate %s: STARTS WITH needs one literal", l)
+			return fmt.Errorf("predicate %s: STARTS WITH needs one literal", l)
 		}
 		pre, ok := prefixBytes(l.Literals[0])
 		if !ok {
-			return nil, fmt.Errorf("predicate %s: STARTS WITH literal %T is not a string", l, l.Literals[0])
+			return fmt.Errorf("predicate %s: STARTS WITH literal %T is not a string", l, l.Literals[0])
 		}
 		get, err := bytesGetter(col)
 		if err != nil {
-			return nil, fmt.Errorf("predicate %s: %w", l, err)
+			return fmt.Errorf("predicate %s: %w", l, err)
 		}
 		for i := range out {
 			switch {
@@ -269,19 +303,19 @@ func evalLeaf(l *Leaf, col arrow.Array, n int) ([]uint8, error) {
 				out[i] = tTrue
 			}
 		}
-		return out, nil
+		return nil
 	}
 	if len(l.Literals) == 0 || (l.Op != In && l.Op != NotIn && len(l.Literals) != 1) {
-		return nil, fmt.Errorf("predicate %s: wrong number of literals", l)
+		return fmt.Errorf("predicate %s: wrong number of literals", l)
 	}
 	if fastLeaf(l, col, out) || inSetLeaf(l, col, out) {
-		return out, nil
+		return nil
 	}
 	cmps := make([]rowCmp, len(l.Literals))
 	for j, lit := range l.Literals {
 		c, err := comparator(col, lit)
 		if err != nil {
-			return nil, fmt.Errorf("predicate %s: %w", l, err)
+			return fmt.Errorf("predicate %s: %w", l, err)
 		}
 		cmps[j] = c
 	}
@@ -314,13 +348,13 @@ func evalLeaf(l *Leaf, col arrow.Array, n int) ([]uint8, error) {
 			}
 			t = found == (l.Op == In)
 		default:
-			return nil, fmt.Errorf("predicate %s: unsupported operator", l)
+			return fmt.Errorf("predicate %s: unsupported operator", l)
 		}
 		if t {
 			out[i] = tTrue
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // rowCmp compares the (non-null) value of row i with a fixed literal.

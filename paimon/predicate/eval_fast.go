@@ -2,6 +2,7 @@ package predicate
 
 import (
 	"bytes"
+	"math"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -120,6 +121,23 @@ func decimalLeaf(l *Leaf, a *array.Decimal128, out []uint8) bool {
 		return true
 	}
 	lit := lits[0]
+	if a.DataType().(*arrow.Decimal128Type).Precision <= 18 {
+		// every value fits an int64 (|v| < 10^18): compare the low words;
+		// a literal beyond ±10^18 clamps without changing any result
+		var x int64
+		switch {
+		case lit.Greater(decimal128.FromI64(math.MaxInt64)):
+			x = math.MaxInt64
+		case lit.Less(decimal128.FromI64(math.MinInt64)):
+			x = math.MinInt64
+		default:
+			x = int64(lit.LowBits())
+		}
+		if decCmpLoop(vals, x, l.Op, out) {
+			return true
+		}
+		// a value beyond the precision (a damaged file): exact 128-bit path
+	}
 	lh, ll := lit.HighBits(), lit.LowBits()
 	// cmp: -1, 0, 1 of v against lit, as signed 128-bit integers
 	for i, v := range vals {
@@ -249,4 +267,50 @@ func cmpLoop[T ~int8 | ~int16 | ~int32 | ~int64](vals []T, lit int64, op Op, out
 			out[i] = b(int64(v) >= lit)
 		}
 	}
+}
+
+// decCmpLoop compares DECIMAL values of precision <= 18 (each fits an
+// int64, held in the low word) with lit, one specialised loop per operator.
+// ok=false when some value does not fit an int64 (out is then garbage).
+func decCmpLoop(vals []decimal128.Num, lit int64, op Op, out []uint8) (ok bool) {
+	var bad int64
+	for i := range vals {
+		bad |= vals[i].HighBits() ^ int64(vals[i].LowBits())>>63
+	}
+	if bad != 0 {
+		return false
+	}
+	b := func(c bool) uint8 {
+		if c {
+			return tTrue
+		}
+		return tFalse
+	}
+	switch op {
+	case Eq:
+		for i := range vals {
+			out[i] = b(int64(vals[i].LowBits()) == lit)
+		}
+	case NotEq:
+		for i := range vals {
+			out[i] = b(int64(vals[i].LowBits()) != lit)
+		}
+	case Lt:
+		for i := range vals {
+			out[i] = b(int64(vals[i].LowBits()) < lit)
+		}
+	case LtEq:
+		for i := range vals {
+			out[i] = b(int64(vals[i].LowBits()) <= lit)
+		}
+	case Gt:
+		for i := range vals {
+			out[i] = b(int64(vals[i].LowBits()) > lit)
+		}
+	case GtEq:
+		for i := range vals {
+			out[i] = b(int64(vals[i].LowBits()) >= lit)
+		}
+	}
+	return true
 }

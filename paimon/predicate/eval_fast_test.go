@@ -128,3 +128,53 @@ func bigScaled(v int64) *big.Int {
 
 // strOf maps -11..11 to one-byte strings in the same order.
 func strOf(v int64) string { return string(rune('a' + v + 12)) }
+
+// TestDecimalSmallPrecisionEdges: a DECIMAL(18, 0) column compared with
+// literals beyond ±2^63 (clamped), and a value beyond its declared
+// precision (a damaged file) that must still compare exactly.
+func TestDecimalSmallPrecisionEdges(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	b := array.NewDecimal128Builder(mem, &arrow.Decimal128Type{Precision: 18, Scale: 0})
+	huge := new(big.Int).Lsh(big.NewInt(1), 70) // beyond the precision and int64
+	vals := []*big.Int{big.NewInt(-999999999999999999), big.NewInt(0), big.NewInt(999999999999999999)}
+	for _, v := range vals {
+		b.Append(decimal128.FromBigInt(v))
+	}
+	arr := b.NewArray()
+	b.Release()
+	defer arr.Release()
+	for _, tc := range []struct {
+		lit  *big.Int
+		op   Op
+		want []uint8
+	}{
+		{huge, Lt, []uint8{tTrue, tTrue, tTrue}},
+		{new(big.Int).Neg(huge), Gt, []uint8{tTrue, tTrue, tTrue}},
+		{huge, Eq, []uint8{tFalse, tFalse, tFalse}},
+		{big.NewInt(0), GtEq, []uint8{tFalse, tTrue, tTrue}},
+	} {
+		out := make([]uint8, 3)
+		if !fastLeaf(&Leaf{Op: tc.op, Literals: []Literal{Decimal{Unscaled: tc.lit, Scale: 0}}}, arr, out) {
+			// literals beyond 126 bits leave the fast path; these do not
+			t.Fatalf("%v %v: fast path not taken", tc.op, tc.lit)
+		}
+		if !slices.Equal(out, tc.want) {
+			t.Errorf("%v %v: got %v, want %v", tc.op, tc.lit, out, tc.want)
+		}
+	}
+	// damaged: a value of 2^70 in a DECIMAL(18, 0) column
+	b2 := array.NewDecimal128Builder(mem, &arrow.Decimal128Type{Precision: 18, Scale: 0})
+	b2.Append(decimal128.FromBigInt(huge))
+	b2.Append(decimal128.FromI64(5))
+	bad := b2.NewArray()
+	b2.Release()
+	defer bad.Release()
+	out := make([]uint8, 2)
+	if !fastLeaf(&Leaf{Op: Gt, Literals: []Literal{Decimal{Unscaled: big.NewInt(10), Scale: 0}}}, bad, out) {
+		t.Fatal("fast path not taken")
+	}
+	if !slices.Equal(out, []uint8{tTrue, tFalse}) {
+		t.Errorf("damaged value: got %v, want [TRUE FALSE]", out)
+	}
+}

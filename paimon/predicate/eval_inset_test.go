@@ -62,7 +62,8 @@ func TestInSetMatchesLinear(t *testing.T) {
 				found := false
 				for j := 0; j < len(c.lits); j += inSetMin - 1 {
 					part := &Leaf{Op: In, Literals: c.lits[j:min(len(c.lits), j+inSetMin-1)]}
-					got, err := evalLeaf(part, col, col.Len())
+					got := make([]uint8, col.Len())
+					err := evalLeaf(part, col, got)
 					if err != nil {
 						t.Fatal(err)
 					}
