@@ -2,7 +2,6 @@ package predicate
 
 import (
 	"bytes"
-	"math"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -87,7 +86,20 @@ func intLeaf[T ~int8 | ~int16 | ~int32 | ~int64](l *Leaf, vals []T, out []uint8)
 		}
 		return true
 	}
-	cmpLoop(vals, lits[0], l.Op, out)
+	switch vs := any(vals).(type) {
+	case []int64:
+		cmpLoop(vs, lits[0], l.Op, out)
+	case []int32:
+		narrowLoop(vs, lits[0], l.Op, out)
+	case []arrow.Date32:
+		narrowLoop(vs, lits[0], l.Op, out)
+	case []int16:
+		narrowLoop(vs, lits[0], l.Op, out)
+	case []int8:
+		narrowLoop(vs, lits[0], l.Op, out)
+	default:
+		cmpLoop(vals, lits[0], l.Op, out)
+	}
 	return true
 }
 
@@ -122,18 +134,8 @@ func decimalLeaf(l *Leaf, a *array.Decimal128, out []uint8) bool {
 	}
 	lit := lits[0]
 	if a.DataType().(*arrow.Decimal128Type).Precision <= 18 {
-		// every value fits an int64 (|v| < 10^18): compare the low words;
-		// a literal beyond ±10^18 clamps without changing any result
-		var x int64
-		switch {
-		case lit.Greater(decimal128.FromI64(math.MaxInt64)):
-			x = math.MaxInt64
-		case lit.Less(decimal128.FromI64(math.MinInt64)):
-			x = math.MinInt64
-		default:
-			x = int64(lit.LowBits())
-		}
-		if decCmpLoop(vals, x, l.Op, out) {
+		// every value fits an int64 (|v| < 10^18): compare the low words
+		if decCmpLoop(vals, lit, l.Op, out) {
 			return true
 		}
 		// a value beyond the precision (a damaged file): exact 128-bit path
@@ -235,11 +237,13 @@ func cmp3(a, b int64) int {
 }
 
 func cmpLoop[T ~int8 | ~int16 | ~int32 | ~int64](vals []T, lit int64, op Op, out []uint8) {
+	out = out[:len(vals)]
 	b := func(c bool) uint8 {
+		var x uint8
 		if c {
-			return tTrue
+			x = tTrue
 		}
-		return tFalse
+		return x
 	}
 	switch op {
 	case Eq:
@@ -267,50 +271,4 @@ func cmpLoop[T ~int8 | ~int16 | ~int32 | ~int64](vals []T, lit int64, op Op, out
 			out[i] = b(int64(v) >= lit)
 		}
 	}
-}
-
-// decCmpLoop compares DECIMAL values of precision <= 18 (each fits an
-// int64, held in the low word) with lit, one specialised loop per operator.
-// ok=false when some value does not fit an int64 (out is then garbage).
-func decCmpLoop(vals []decimal128.Num, lit int64, op Op, out []uint8) (ok bool) {
-	var bad int64
-	for i := range vals {
-		bad |= vals[i].HighBits() ^ int64(vals[i].LowBits())>>63
-	}
-	if bad != 0 {
-		return false
-	}
-	b := func(c bool) uint8 {
-		if c {
-			return tTrue
-		}
-		return tFalse
-	}
-	switch op {
-	case Eq:
-		for i := range vals {
-			out[i] = b(int64(vals[i].LowBits()) == lit)
-		}
-	case NotEq:
-		for i := range vals {
-			out[i] = b(int64(vals[i].LowBits()) != lit)
-		}
-	case Lt:
-		for i := range vals {
-			out[i] = b(int64(vals[i].LowBits()) < lit)
-		}
-	case LtEq:
-		for i := range vals {
-			out[i] = b(int64(vals[i].LowBits()) <= lit)
-		}
-	case Gt:
-		for i := range vals {
-			out[i] = b(int64(vals[i].LowBits()) > lit)
-		}
-	case GtEq:
-		for i := range vals {
-			out[i] = b(int64(vals[i].LowBits()) >= lit)
-		}
-	}
-	return true
 }

@@ -1,6 +1,7 @@
 package predicate
 
 import (
+	"math"
 	"math/big"
 	"math/rand/v2"
 	"slices"
@@ -176,5 +177,52 @@ func TestDecimalSmallPrecisionEdges(t *testing.T) {
 	}
 	if !slices.Equal(out, []uint8{tTrue, tFalse}) {
 		t.Errorf("damaged value: got %v, want [TRUE FALSE]", out)
+	}
+}
+
+// TestNarrowLoopExtremeLiterals: comparisons of 8- and 32-bit columns with
+// literals far outside their range (clamped) and at the range's edges.
+func TestNarrowLoopExtremeLiterals(t *testing.T) {
+	v8 := []int8{math.MinInt8, -1, 0, 1, math.MaxInt8}
+	v32 := []int32{math.MinInt32, -1, 0, 1, math.MaxInt32}
+	lits := []int64{math.MinInt64, math.MinInt32 - 1, math.MinInt32, math.MinInt8, -1, 0, 1,
+		math.MaxInt8, math.MaxInt32, math.MaxInt32 + 1, math.MaxInt64}
+	ref := func(v, lit int64, op Op) uint8 {
+		var c bool
+		switch op {
+		case Eq:
+			c = v == lit
+		case NotEq:
+			c = v != lit
+		case Lt:
+			c = v < lit
+		case LtEq:
+			c = v <= lit
+		case Gt:
+			c = v > lit
+		case GtEq:
+			c = v >= lit
+		}
+		if c {
+			return tTrue
+		}
+		return tFalse
+	}
+	for _, op := range []Op{Eq, NotEq, Lt, LtEq, Gt, GtEq} {
+		for _, lit := range lits {
+			out := make([]uint8, 5)
+			narrowLoop(v8, lit, op, out)
+			for i, v := range v8 {
+				if want := ref(int64(v), lit, op); out[i] != want {
+					t.Errorf("int8 %d %v %d = %d, want %d", v, op, lit, out[i], want)
+				}
+			}
+			narrowLoop(v32, lit, op, out)
+			for i, v := range v32 {
+				if want := ref(int64(v), lit, op); out[i] != want {
+					t.Errorf("int32 %d %v %d = %d, want %d", v, op, lit, out[i], want)
+				}
+			}
+		}
 	}
 }
