@@ -127,6 +127,60 @@ type ktInt struct {
 	m      ktU64Map
 	vals   []uint64 // key bits by id
 	nullID int32    // id of the NULL key, -1 until seen
+	// dense: a direct-indexed table for the keys in [dbase, dbase+len):
+	// dense[k-dbase] is id+1 (0 = absent). Chosen once, at the first
+	// Insert, when that batch's keys span a small range (ktDenseFits); a
+	// key in the range lives only here, any other key only in m.
+	dense      []int32
+	dbase      uint64
+	denseTried bool
+}
+
+// ktDenseMax bounds the direct-indexed range of a ktInt (4 MiB of ids).
+const ktDenseMax = 1 << 20
+
+// ktDenseFits reports whether a span of key values (max-min+1) is worth a
+// direct-indexed table for a batch of n keys: small, and not much sparser
+// than the keys themselves (later batches usually spread the same way).
+func ktDenseFits(span uint64, n int) bool {
+	return span <= ktDenseMax && span <= 16*uint64(max(n, 256))
+}
+
+// initDense chooses the direct-indexed range from the first inserted
+// batch (signed values, as the keys are sign-extended).
+func ktInitDense[T int8 | int16 | int32 | int64 | uint64](t *ktInt, vals []T, bits []byte, off int) {
+	t.denseTried = true
+	if t.kind != ktKindInt && t.kind != ktKindBool {
+		return // float bit patterns are not worth it
+	}
+	lo, hi, seen := int64(0), int64(0), 0
+	for r, v := range vals {
+		if bits != nil && !bitutil.BitIsSet(bits, off+r) {
+			continue
+		}
+		x := int64(v)
+		if seen == 0 || x < lo {
+			lo = x
+		}
+		if seen == 0 || x > hi {
+			hi = x
+		}
+		seen++
+	}
+	if seen == 0 {
+		t.denseTried = false // decide on a batch with values
+		return
+	}
+	span := uint64(hi) - uint64(lo) + 1
+	if span == 0 || !ktDenseFits(span, seen) {
+		return
+	}
+	size := uint64(1)
+	for size < span {
+		size <<= 1
+	}
+	t.dense = make([]int32, size)
+	t.dbase = uint64(lo)
 }
 
 var ktU64Pool = sync.Pool{New: func() any { s := make([]uint64, 0, 4096); return &s }}
@@ -134,7 +188,9 @@ var ktU64Pool = sync.Pool{New: func() any { s := make([]uint64, 0, 4096); return
 func (t *ktInt) Insert(keys []arrow.Array, gids []int32) error { return t.run(keys, gids, true) }
 func (t *ktInt) Lookup(keys []arrow.Array, gids []int32) error { return t.run(keys, gids, false) }
 func (t *ktInt) Len() int                                      { return len(t.vals) }
-func (t *ktInt) Bytes() int64                                  { return t.m.bytes() + 8*int64(cap(t.vals)) + 64 }
+func (t *ktInt) Bytes() int64 {
+	return t.m.bytes() + 8*int64(cap(t.vals)) + 4*int64(len(t.dense)) + 64
+}
 
 func (t *ktInt) run(keys []arrow.Array, gids []int32, ins bool) error {
 	if err := ktCheck(t.types, keys, len(gids)); err != nil {
@@ -215,6 +271,10 @@ func (t *ktInt) scratch(n int) []uint64 {
 
 func ktIntLoop[T int8 | int16 | int32 | int64 | uint64](t *ktInt, vals []T, bits []byte, off int, gids []int32, ins bool) {
 	vals = vals[:len(gids)]
+	if ins && !t.denseTried && len(t.vals) == 0 {
+		ktInitDense(t, vals, bits, off)
+	}
+	dense, dbase := t.dense, t.dbase
 	lastK, lastG := uint64(0), int32(-1)
 	if ins && bits == nil {
 		if t.m.slots == nil {
@@ -222,6 +282,16 @@ func ktIntLoop[T int8 | int16 | int32 | int64 | uint64](t *ktInt, vals []T, bits
 		}
 		for r, v := range vals {
 			k := uint64(v)
+			if o := k - dbase; o < uint64(len(dense)) {
+				g := dense[o] - 1
+				if g < 0 {
+					g = int32(len(t.vals))
+					t.vals = append(t.vals, k)
+					dense[o] = g + 1
+				}
+				gids[r] = g
+				continue
+			}
 			if k == lastK && lastG >= 0 {
 				gids[r] = lastG
 				continue
@@ -241,6 +311,17 @@ func ktIntLoop[T int8 | int16 | int32 | int64 | uint64](t *ktInt, vals []T, bits
 		}
 		return
 	}
+	if !ins && bits == nil && len(dense) > 0 {
+		for r, v := range vals {
+			k := uint64(v)
+			if o := k - dbase; o < uint64(len(dense)) {
+				gids[r] = dense[o] - 1
+				continue
+			}
+			gids[r] = t.m.find(k, 0)
+		}
+		return
+	}
 	for r, v := range vals {
 		if bits != nil && !bitutil.BitIsSet(bits, off+r) {
 			if t.nullID < 0 && ins {
@@ -251,6 +332,16 @@ func ktIntLoop[T int8 | int16 | int32 | int64 | uint64](t *ktInt, vals []T, bits
 			continue
 		}
 		k := uint64(v)
+		if o := k - dbase; o < uint64(len(dense)) {
+			g := dense[o] - 1
+			if g < 0 && ins {
+				g = int32(len(t.vals))
+				t.vals = append(t.vals, k)
+				dense[o] = g + 1
+			}
+			gids[r] = g
+			continue
+		}
 		if k == lastK && lastG >= 0 {
 			gids[r] = lastG
 			continue

@@ -572,3 +572,28 @@ func BenchmarkKeyTableInt64String1K(b *testing.B) {
 	// ~32 values per column: ~1000 distinct pairs.
 	benchKeyTable(b, []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String}, 32)
 }
+
+// TestKeyTableDenseThenHashed: the first batch of an integer key table
+// spans a small range (direct-indexed), later ones a wide range (hashed):
+// ids stay consistent across both, for inserts and lookups, NULLs and
+// negative values included.
+func TestKeyTableDenseThenHashed(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, typ := range []arrow.DataType{arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int16,
+		arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64, arrow.FixedWidthTypes.Date32, arrow.FixedWidthTypes.Boolean} {
+		for _, nullPct := range []int{0, 10} {
+			t.Run(fmt.Sprintf("%s/nulls%d", typ, nullPct), func(t *testing.T) {
+				ins := [][]arrow.Array{
+					{ktRandom(mem, rng, typ, 600, 40, nullPct)},
+					{ktRandom(mem, rng, typ, 600, 100000, nullPct)},
+					{ktRandom(mem, rng, typ, 600, 40, nullPct)},
+				}
+				look := [][]arrow.Array{{ktRandom(mem, rng, typ, 900, 120000, nullPct)}, {ktRandom(mem, rng, typ, 300, 50, 0)}}
+				defer ktReleaseAll(append(ins, look...)...)
+				ktCompare(t, mem, []arrow.DataType{typ}, ins, look)
+			})
+		}
+	}
+}
