@@ -16,7 +16,10 @@ import (
 //   - no key column: every row is id 0 (aggregation without GROUP BY);
 //   - one fixed-width column of 1, 2, 4 or 8 bytes (integers, unsigned,
 //     date32/64, time, timestamp, duration, floats) or a BOOLEAN: an
-//     open-addressing table keyed by the value's bits (ktInt);
+//     open-addressing table keyed by the value's bits (ktInt), in front
+//     of which integer keys of a small range (chosen from the first
+//     inserted batch: at most 2^20 values and 16 per key) are indexed
+//     directly, without hashing (dimension keys, small-domain GROUP BYs);
 //   - one STRING/BINARY (or LARGE_*) column: keys of at most 8 bytes are
 //     packed into a uint64 (with the length as a tag), longer keys hashed
 //     into a byte table (ktStr, keys_bytes.go);
