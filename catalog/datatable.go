@@ -287,7 +287,7 @@ func (d *dataScan) Read(ctx context.Context, splits []Split, o ReadOptions) (Rea
 		sel = append(sel, opened...)
 	}
 	r := &dataReader{}
-	rd, err := d.scan.ReadSplits(ctx, sel, scan.ReadOptions{Mem: o.Mem, Pool: o.Pool, Stats: &r.stats, Dynamic: o.Dynamic})
+	rd, err := d.scan.ReadSplits(ctx, sel, scan.ReadOptions{Mem: o.Mem, Pool: o.Pool, Stats: &r.stats, Dynamic: o.Dynamic, RowFilter: o.RowFilter})
 	if err != nil {
 		return nil, err
 	}

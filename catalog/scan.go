@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-flightsql/paimon-flightsql/internal/bufpool"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/format"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/scan"
 )
@@ -125,6 +126,13 @@ type ReadOptions struct {
 	// cannot satisfy its current value, and must not otherwise change what
 	// it returns. Scans without statistics ignore it.
 	Dynamic *predicate.Dynamic
+	// RowFilter, when set, is a condition of the consumer over the scan's
+	// output columns that a scan may apply while decoding, so that the
+	// other columns are materialised only for the rows it keeps
+	// (format.RowFilter). It may only drop rows the consumer drops itself;
+	// the consumer still applies its condition. Scans that cannot use it
+	// ignore it.
+	RowFilter format.RowFilter
 }
 
 func (o ReadOptions) mem() memory.Allocator {

@@ -411,6 +411,9 @@ func planLines(op exec.Operator, est func(exec.Operator) (float64, bool)) []stri
 				lines = append(lines, ind+"  pushed filter: "+se.Filter)
 			}
 			lines = append(lines, scanStatLines(ind+"  ", se.Scan.Stats(), len(se.Splits()), se.Report())...)
+			if in, kept := se.RowFilterCounts(); in > 0 {
+				lines = append(lines, fmt.Sprintf("%s  row filter in reader: %d rows in, %d kept (other columns decoded for those)", ind, in, kept))
+			}
 		}
 		for _, c := range o.Children() {
 			walk(c, d+1)

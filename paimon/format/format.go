@@ -91,6 +91,11 @@ type ReadOptions struct {
 	// rows are no longer consecutive); the readers of this package also
 	// implement RowPositioner to give each row's position.
 	Deleted RowDeleter
+	// RowFilter, when set, is a row condition its owner evaluates (see
+	// RowFilter); the Parquet fast path applies it after Deleted and
+	// Filter and materialises the other columns only for the rows it
+	// keeps. Other readers ignore it.
+	RowFilter RowFilter
 
 	// DisableFastPath makes Parquet reads use arrow-go pqarrow for every
 	// column instead of the parquet-go page decoder for flat columns.

@@ -308,12 +308,13 @@ type colCursor struct {
 	plans   []segPlan
 	gen     int         // column chunks opened so far (pages of one chunk share a dictionary)
 	dict    dictVerdict // the filter's verdicts on the current chunk's dictionary (parquet_dict.go)
+	pend    int64       // rows to skip before the next page is used (skip, parquet_skip.go)
 }
 
 // open starts a run of adjacent row groups.
 func (c *colCursor) open(run []pgo.RowGroup, rows []int64) {
 	c.run, c.runRows, c.rgi = run, rows, 0
-	c.row, c.val = 0, 0
+	c.row, c.val, c.pend = 0, 0, 0
 }
 
 // finish releases every page and closes the chunk reader.
@@ -343,6 +344,11 @@ func (c *colCursor) nextPage() error {
 	if c.cur != nil {
 		c.retired = append(c.retired, c.cur)
 		c.cur = nil
+	}
+	if c.pend > 0 {
+		if err := c.skipPending(); err != nil {
+			return err
+		}
 	}
 	for {
 		if c.pages == nil {
@@ -386,6 +392,16 @@ func (c *colCursor) nextPage() error {
 			continue
 		}
 		c.cur, c.row, c.val = ps, 0, 0
+		if c.pend > 0 { // no offset index: skip by reading the pages
+			if int64(ps.rows) <= c.pend {
+				c.pend -= int64(ps.rows)
+				c.retired = append(c.retired, ps)
+				c.cur = nil
+				continue
+			}
+			c.advance(int(c.pend))
+			c.pend = 0
+		}
 		return nil
 	}
 }
@@ -1032,9 +1048,10 @@ type fastReader struct {
 	colDec   []int        // per output column: index in decs, -1 = all NULL
 	filterCo []int        // output columns the filter reads
 	filterDc []int        // decoders of filterCo
-	otherDc  []int        // decoders not read by the filter
+	otherDc  []int        // decoders read by neither the filter nor the row filter
 	allDc    []int
-	runs     [][]int // runs of adjacent row groups
+	rowf     rowFilterState // ReadOptions.RowFilter (parquet_rowfilter.go)
+	runs     [][]int        // runs of adjacent row groups
 	batch    int
 	selBuf   []int32 // scratch of the rows a deletion vector keeps
 
@@ -1092,9 +1109,10 @@ func (f *ParquetFile) newFastReader(ctx context.Context, st *fastState, opts Rea
 			r.filterDc = append(r.filterDc, k)
 		}
 	}
+	inRow := r.rowf.init(r, opts.RowFilter, inFilter)
 	for k := range r.decs {
 		r.allDc = append(r.allDc, k)
-		if !inFilter[k] {
+		if !inFilter[k] && !inRow[k] {
 			r.otherDc = append(r.otherDc, k)
 		}
 	}
@@ -1163,6 +1181,11 @@ func (r *fastReader) Next() (ok bool) {
 		rec, sel, err := r.readBatch(first, n)
 		r.runPos += n
 		if err != nil {
+			var rfe *RowFilterError
+			if errors.As(err, &rfe) {
+				r.err = rfe // the owner's condition failed, not the file
+				return false
+			}
 			r.err = fmt.Errorf("read parquet file %s: %w", r.f.name, err)
 			return false
 		}
@@ -1246,6 +1269,14 @@ func (r *fastReader) readBatch(first int64, n int) (rec arrow.RecordBatch, _ []i
 	collectOnly := func(ks []int) error {
 		return r.each(ks, func(d *colCursor) error { return d.collect(n) })
 	}
+	// skipOnly passes over the batch's rows of columns none of whose
+	// values is needed (pages and chunks skipped undecoded where possible).
+	skipOnly := func(ks []int) error {
+		for _, k := range ks {
+			r.decs[k].skip(n)
+		}
+		return nil
+	}
 	decode := func(ks []int, sel []int32, collect bool) error {
 		return r.each(ks, func(d *colCursor) error {
 			if collect {
@@ -1267,7 +1298,7 @@ func (r *fastReader) readBatch(first int64, n int) (rec arrow.RecordBatch, _ []i
 		})
 	}
 	if sel != nil && len(sel) == 0 {
-		return nil, nil, collectOnly(r.allDc)
+		return nil, nil, skipOnly(r.allDc)
 	}
 	filtered := false
 	if r.dictFilterable() {
@@ -1281,13 +1312,19 @@ func (r *fastReader) readBatch(first int64, n int) (rec arrow.RecordBatch, _ []i
 		}
 		if ok {
 			if len(next) == 0 {
-				return nil, nil, collectOnly(r.otherDc)
+				return nil, nil, skipOnly(r.restDc())
 			}
 			if len(next) < n {
 				sel = next
 			}
 			if err := decode(r.filterDc, sel, false); err != nil {
 				return nil, nil, err
+			}
+			if r.rowf.on() {
+				var none bool
+				if sel, none, err = r.rowf.apply(r, decoded, sel, n, decode, skipOnly); err != nil || none {
+					return nil, nil, err
+				}
 			}
 			if err := decode(r.otherDc, sel, true); err != nil {
 				return nil, nil, err
@@ -1321,13 +1358,27 @@ func (r *fastReader) readBatch(first int64, n int) (rec arrow.RecordBatch, _ []i
 		}
 		mask.Release()
 		if len(next) == 0 {
-			return nil, nil, collectOnly(r.otherDc)
+			return nil, nil, skipOnly(r.restDc())
 		}
 		if len(next) < m {
 			sel = next
 			if err := decode(r.filterDc, sel, false); err != nil {
 				return nil, nil, err
 			}
+		}
+		if r.rowf.on() {
+			var none bool
+			if sel, none, err = r.rowf.apply(r, decoded, sel, n, decode, skipOnly); err != nil || none {
+				return nil, nil, err
+			}
+		}
+		if err := decode(r.otherDc, sel, true); err != nil {
+			return nil, nil, err
+		}
+	} else if r.rowf.on() {
+		var none bool
+		if sel, none, err = r.rowf.apply(r, decoded, sel, n, decode, skipOnly); err != nil || none {
+			return nil, nil, err
 		}
 		if err := decode(r.otherDc, sel, true); err != nil {
 			return nil, nil, err

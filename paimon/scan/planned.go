@@ -9,6 +9,7 @@ import (
 
 	"github.com/paimon-flightsql/paimon-flightsql/internal/bufpool"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/format"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 )
 
@@ -121,10 +122,17 @@ type ReadOptions struct {
 	// statistics cannot satisfy its current value are not read. It never
 	// drops rows of a file that is read.
 	Dynamic *predicate.Dynamic
+	// RowFilter, when set, is a row condition of the consumer over the
+	// output columns (format.RowFilter: column indexes are output
+	// columns), applied while raw data files are decoded so that the other
+	// columns are materialised only for the rows it keeps. Merged
+	// (primary-key) reads do not apply it; the consumer re-applies its
+	// condition in every case.
+	RowFilter format.RowFilter
 }
 
 // ReadSplits streams the rows of splits like Read, with the buffer pool and
 // statistics given explicitly. The caller owns the reader and must Release it.
 func (s *Scan) ReadSplits(ctx context.Context, splits []Split, o ReadOptions) (array.RecordReader, error) {
-	return s.read(ctx, o.Mem, o.Pool, splits, o.Stats, o.Dynamic)
+	return s.read(ctx, o.Mem, o.Pool, splits, o.Stats, o.Dynamic, o.RowFilter)
 }

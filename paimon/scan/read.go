@@ -56,11 +56,11 @@ func (s *Scan) Read(ctx context.Context, mem memory.Allocator, splits []Split) (
 
 // ReadWithStats is Read that also fills stats (may be nil).
 func (s *Scan) ReadWithStats(ctx context.Context, mem memory.Allocator, splits []Split, stats *ReadStats) (array.RecordReader, error) {
-	return s.read(ctx, mem, nil, splits, stats, nil)
+	return s.read(ctx, mem, nil, splits, stats, nil, nil)
 }
 
 // read is Read with an optional shared buffer pool (nil: one of its own).
-func (s *Scan) read(ctx context.Context, mem memory.Allocator, shared *bufpool.Pool, splits []Split, stats *ReadStats, dyn *predicate.Dynamic) (array.RecordReader, error) {
+func (s *Scan) read(ctx context.Context, mem memory.Allocator, shared *bufpool.Pool, splits []Split, stats *ReadStats, dyn *predicate.Dynamic, rowf format.RowFilter) (array.RecordReader, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
@@ -92,6 +92,7 @@ func (s *Scan) read(ctx context.Context, mem memory.Allocator, shared *bufpool.P
 		refs:    1,
 		limit:   s.opts.Limit,
 		dyn:     dyn,
+		rowf:    rowf,
 	}
 	// With fewer files than workers, file-level parallelism leaves cores
 	// idle (e.g. a filter whose stats leave one file): decode the columns
@@ -154,6 +155,9 @@ type reader struct {
 	// dyn, when set, skips raw files whose value statistics cannot satisfy
 	// its current predicate (ReadOptions.Dynamic).
 	dyn *predicate.Dynamic
+	// rowf is ReadOptions.RowFilter, handed to the format reader of raw
+	// data files.
+	rowf format.RowFilter
 
 	errMu sync.Mutex
 	err   error
@@ -429,6 +433,10 @@ func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
 		// blob descriptors resolved: the filter, which may refer to them, is
 		// applied afterwards.
 		opts.Filter, filter = nil, r.s.opts.Filter
+	} else {
+		// the output columns come first in readCols, so the row filter's
+		// column indexes are indexes of opts.Fields too
+		opts.RowFilter = r.rowf
 	}
 	if dv != nil {
 		opts.Deleted = countingDeleter{dv, &r.stats.RowsDeleted}
@@ -765,6 +773,10 @@ func compareTuple(a, b []any) int {
 // truncated or undecodable file named by the snapshot. Cancellations and
 // errors that already carry a class pass unchanged.
 func damaged(err error) error {
+	var rfe *format.RowFilterError
+	if errors.As(err, &rfe) {
+		return rfe.Err // the consumer's own condition failed, not the file
+	}
 	switch {
 	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
 		errors.Is(err, errLimitReached), errors.Is(err, paimon.ErrCorrupt),

@@ -11,10 +11,15 @@
 //   - Every conjunct a scan does not answer catalog.PushdownExact for (and
 //     every conjunct that does not convert to a predicate) is applied again
 //     by a Filter above the scan, in its original order.
-//   - A scan's Dynamic predicate (a top-N bound, topn.go) only ever lets the
-//     scan skip whole files that cannot hold a row of the result; it is
-//     set only for a Sort with Fetch whose input is a chain of Project /
-//     Filter down to that scan, never when another consumer reads the scan.
+//   - A scan's Dynamic predicate (a top-N bound, topn.go) only ever drops
+//     rows that cannot be in the result (whole files by their statistics,
+//     rows in the reader's row filter); it is set only for a Sort with
+//     Fetch whose input is a chain of Project / Filter down to that scan,
+//     never when another consumer reads the scan.
+//   - The reader's row filter (rowfilter.go) is the scan's Residual and its
+//     top-N bound: it drops only rows the Filter above / the Sort drop
+//     anyway, the Filter still applies the residual, and the residual is
+//     evaluated on exactly the rows the Filter would see (same errors).
 //   - Scans are opened on carried splits (Planner.Splits) only for a request
 //     with the same ScanKey; any other scan is planned.
 package physical

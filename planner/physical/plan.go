@@ -287,6 +287,7 @@ func (p *Planner) scan(ctx context.Context, x *logical.Scan) (exec.Operator, err
 			return nil, err
 		}
 		p.noteScan(se, x, exact)
+		se.Residual = pred
 		if p.Analyze {
 			op = &Counted{Op: se}
 		}

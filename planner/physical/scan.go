@@ -14,6 +14,7 @@ import (
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/logical"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
 )
 
 // ScanExec reads a planned catalog scan; partition p reads splits p, p+N, ...
@@ -36,8 +37,16 @@ type ScanExec struct {
 	// Dynamic, when set, is the bound of the top-N this scan feeds
 	// (topn.go), handed to every Read.
 	Dynamic *predicate.Dynamic
+	// DynamicCol is the scan column Dynamic bounds (set with it).
+	DynamicCol int
+	// Residual is the filter the exec.Filter above the scan applies (the
+	// conjuncts not answered exactly), nil when none; with Dynamic it
+	// forms the row filter handed to the reader (rowfilter.go).
+	Residual vec.Expr
 
 	splits []catalog.Split // Scan.Splits(), taken once
+
+	rowStats rowFilterStats
 
 	mu     sync.Mutex
 	report catalog.ReadReport // summed over the streams that ended
@@ -85,6 +94,12 @@ func scanKey(name string, req catalog.ScanRequest, extra map[string]string) stri
 	return b.String()
 }
 
+// RowFilterCounts are the rows the reader's row filter was asked about and
+// kept, summed over the streams (EXPLAIN ANALYZE).
+func (s *ScanExec) RowFilterCounts() (in, kept int64) {
+	return s.rowStats.in.Load(), s.rowStats.kept.Load()
+}
+
 // Splits are the scan's planned splits.
 func (s *ScanExec) Splits() []catalog.Split { return s.splits }
 
@@ -122,7 +137,15 @@ func (s *ScanExec) Execute(tc *exec.TaskCtx, p int) (exec.Stream, error) {
 	if len(splits) == 0 {
 		return exec.NewSliceStream(tc, nil), nil
 	}
-	rdr, err := s.Scan.Read(tc.Ctx, splits, catalog.ReadOptions{Mem: tc.Mem, Pool: tc.Pool, Dynamic: s.Dynamic})
+	o := catalog.ReadOptions{Mem: tc.Mem, Pool: tc.Pool, Dynamic: s.Dynamic}
+	rf, err := newScanRowFilter(s, tc)
+	if err != nil {
+		return nil, err
+	}
+	if rf != nil {
+		o.RowFilter = rf
+	}
+	rdr, err := s.Scan.Read(tc.Ctx, splits, o)
 	if err != nil {
 		return nil, err
 	}

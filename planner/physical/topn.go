@@ -25,7 +25,8 @@ import (
 // A row past the bound cannot enter the result (the final n-th row is at
 // least as good as any partition's n-th); ties on c are kept (later keys
 // may still order them first). When the n-th row's c is NULL no bound is
-// set. The scan never drops rows by it, only whole files.
+// set. The scan skips whole files by it, and its reader drops the rows
+// past it before decoding their other columns (rowfilter.go).
 
 // topNBound wires the bound for a Sort of keys with fetch over in, or
 // returns nil when the plan shape or key type does not allow it.
@@ -81,7 +82,9 @@ func scanBound(se *ScanExec, col, top int, key exec.SortKey) *exec.TopNBound {
 		return nil
 	}
 	if se.Dynamic == nil {
-		se.Dynamic = &predicate.Dynamic{}
+		se.Dynamic, se.DynamicCol = &predicate.Dynamic{}, col
+	} else if se.DynamicCol != col {
+		return nil // one bound per scan (its reader filters rows by it)
 	}
 	dyn := se.Dynamic
 	op := predicate.LtEq
