@@ -103,12 +103,12 @@ func (f *scanRowFilter) Keep(rec arrow.RecordBatch) (*array.Boolean, error) {
 	}
 	if f.dyn != nil {
 		if p := f.dyn.Load(); p != nil {
-			m, err := predicate.EvalArrow(p, rec, f.mem)
-			if err != nil {
-				return nil, err
+			// the bound only saves work: one it cannot evaluate here (a
+			// column it does not find) drops nothing
+			if m, err := predicate.EvalArrow(p, rec, f.mem); err == nil {
+				andMask(keep, m)
+				m.Release()
 			}
-			andMask(keep, m)
-			m.Release()
 		}
 	}
 	f.st.kept.Add(int64(bitutil.CountSetBits(keep, 0, n)))
