@@ -339,6 +339,18 @@ func (c *colCursor) releaseRetired() {
 	c.segs = c.segs[:0]
 }
 
+// openChunk opens the pages of row group rgi's chunk.
+func (c *colCursor) openChunk() error {
+	cc, ok := c.run[c.rgi].ColumnChunks()[c.fc.leaf].(*pgo.FileColumnChunk)
+	if !ok {
+		return fmt.Errorf("column %s: unexpected column chunk type %T", c.name, c.run[c.rgi].ColumnChunks()[c.fc.leaf])
+	}
+	c.pages = cc.PagesFrom(c.ra)
+	c.chunk = 0
+	c.gen++
+	return nil
+}
+
 // nextPage reads the next page of the chunk.
 func (c *colCursor) nextPage() error {
 	if c.cur != nil {
@@ -355,13 +367,9 @@ func (c *colCursor) nextPage() error {
 			if c.rgi >= len(c.run) {
 				return fmt.Errorf("column %s: read past the row groups", c.name)
 			}
-			cc, ok := c.run[c.rgi].ColumnChunks()[c.fc.leaf].(*pgo.FileColumnChunk)
-			if !ok {
-				return fmt.Errorf("column %s: unexpected column chunk type %T", c.name, c.run[c.rgi].ColumnChunks()[c.fc.leaf])
+			if err := c.openChunk(); err != nil {
+				return err
 			}
-			c.pages = cc.PagesFrom(c.ra)
-			c.chunk = 0
-			c.gen++
 		}
 		pg, err := c.pages.ReadPage()
 		if err == io.EOF {
@@ -1297,6 +1305,17 @@ func (r *fastReader) readBatch(first int64, n int) (rec arrow.RecordBatch, _ []i
 			return nil
 		})
 	}
+	// rest runs the row filter (if any) on the rows sel that Deleted and
+	// Filter kept (the filter columns decoded for them), then decodes the
+	// other columns for the rows it keeps. none: no row is left.
+	rest := func(sel []int32) (_ []int32, none bool, err error) {
+		if r.rowf.on() {
+			if sel, none, err = r.rowf.apply(r, decoded, sel, n, decode, skipOnly); err != nil || none {
+				return nil, none, err
+			}
+		}
+		return sel, false, decode(r.otherDc, sel, true)
+	}
 	if sel != nil && len(sel) == 0 {
 		return nil, nil, skipOnly(r.allDc)
 	}
@@ -1320,13 +1339,8 @@ func (r *fastReader) readBatch(first int64, n int) (rec arrow.RecordBatch, _ []i
 			if err := decode(r.filterDc, sel, false); err != nil {
 				return nil, nil, err
 			}
-			if r.rowf.on() {
-				var none bool
-				if sel, none, err = r.rowf.apply(r, decoded, sel, n, decode, skipOnly); err != nil || none {
-					return nil, nil, err
-				}
-			}
-			if err := decode(r.otherDc, sel, true); err != nil {
+			var none bool
+			if sel, none, err = rest(sel); err != nil || none {
 				return nil, nil, err
 			}
 			filtered = true
@@ -1366,21 +1380,13 @@ func (r *fastReader) readBatch(first int64, n int) (rec arrow.RecordBatch, _ []i
 				return nil, nil, err
 			}
 		}
-		if r.rowf.on() {
-			var none bool
-			if sel, none, err = r.rowf.apply(r, decoded, sel, n, decode, skipOnly); err != nil || none {
-				return nil, nil, err
-			}
-		}
-		if err := decode(r.otherDc, sel, true); err != nil {
+		var none bool
+		if sel, none, err = rest(sel); err != nil || none {
 			return nil, nil, err
 		}
 	} else if r.rowf.on() {
 		var none bool
-		if sel, none, err = r.rowf.apply(r, decoded, sel, n, decode, skipOnly); err != nil || none {
-			return nil, nil, err
-		}
-		if err := decode(r.otherDc, sel, true); err != nil {
+		if sel, none, err = rest(sel); err != nil || none {
 			return nil, nil, err
 		}
 	} else if err := decode(r.allDc, sel, true); err != nil {

@@ -69,13 +69,9 @@ func (c *colCursor) skipPending() error {
 				c.rgi++
 				continue
 			}
-			cc, ok := c.run[c.rgi].ColumnChunks()[c.fc.leaf].(*pgo.FileColumnChunk)
-			if !ok {
-				return fmt.Errorf("column %s: unexpected column chunk type %T", c.name, c.run[c.rgi].ColumnChunks()[c.fc.leaf])
+			if err := c.openChunk(); err != nil {
+				return err
 			}
-			c.pages = cc.PagesFrom(c.ra)
-			c.chunk = 0
-			c.gen++
 		}
 		if left := c.runRows[c.rgi] - c.chunk; c.pend >= left {
 			c.pages.Close() // the rest of the chunk

@@ -91,26 +91,13 @@ func TestFastLeafMatchesReference(t *testing.T) {
 				for i, v := range raw {
 					want := tUnknown
 					if valid[i] {
-						var c bool
-						switch op {
-						case In, NotIn:
-							c = slices.Contains(set, v) == (op == In)
-						case Eq:
-							c = v == lit
-						case NotEq:
-							c = v != lit
-						case Lt:
-							c = v < lit
-						case LtEq:
-							c = v <= lit
-						case Gt:
-							c = v > lit
-						case GtEq:
-							c = v >= lit
-						}
-						want = tFalse
-						if c {
-							want = tTrue
+						if op == In || op == NotIn {
+							want = tFalse
+							if slices.Contains(set, v) == (op == In) {
+								want = tTrue
+							}
+						} else {
+							want = refCmp(v, lit, op)
 						}
 					}
 					if out[i] != want {
@@ -187,42 +174,44 @@ func TestNarrowLoopExtremeLiterals(t *testing.T) {
 	v32 := []int32{math.MinInt32, -1, 0, 1, math.MaxInt32}
 	lits := []int64{math.MinInt64, math.MinInt32 - 1, math.MinInt32, math.MinInt8, -1, 0, 1,
 		math.MaxInt8, math.MaxInt32, math.MaxInt32 + 1, math.MaxInt64}
-	ref := func(v, lit int64, op Op) uint8 {
-		var c bool
-		switch op {
-		case Eq:
-			c = v == lit
-		case NotEq:
-			c = v != lit
-		case Lt:
-			c = v < lit
-		case LtEq:
-			c = v <= lit
-		case Gt:
-			c = v > lit
-		case GtEq:
-			c = v >= lit
-		}
-		if c {
-			return tTrue
-		}
-		return tFalse
-	}
 	for _, op := range []Op{Eq, NotEq, Lt, LtEq, Gt, GtEq} {
 		for _, lit := range lits {
 			out := make([]uint8, 5)
 			narrowLoop(v8, lit, op, out)
 			for i, v := range v8 {
-				if want := ref(int64(v), lit, op); out[i] != want {
+				if want := refCmp(int64(v), lit, op); out[i] != want {
 					t.Errorf("int8 %d %v %d = %d, want %d", v, op, lit, out[i], want)
 				}
 			}
 			narrowLoop(v32, lit, op, out)
 			for i, v := range v32 {
-				if want := ref(int64(v), lit, op); out[i] != want {
+				if want := refCmp(int64(v), lit, op); out[i] != want {
 					t.Errorf("int32 %d %v %d = %d, want %d", v, op, lit, out[i], want)
 				}
 			}
 		}
 	}
+}
+
+// refCmp is the reference result of v op lit (a comparison operator).
+func refCmp(v, lit int64, op Op) uint8 {
+	var c bool
+	switch op {
+	case Eq:
+		c = v == lit
+	case NotEq:
+		c = v != lit
+	case Lt:
+		c = v < lit
+	case LtEq:
+		c = v <= lit
+	case Gt:
+		c = v > lit
+	case GtEq:
+		c = v >= lit
+	}
+	if c {
+		return tTrue
+	}
+	return tFalse
 }
