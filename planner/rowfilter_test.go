@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -76,5 +77,47 @@ func TestReaderRowFilter(t *testing.T) {
 	if strings.Contains(strings.ToLower(errWhere.Error()), "corrupt") || strings.Contains(errWhere.Error(), ".parquet") ||
 		!strings.HasPrefix(errWhere.Error(), "cannot CAST") || !strings.HasPrefix(errCase.Error(), "cannot CAST") {
 		t.Errorf("WHERE error %q; without a WHERE: %q", errWhere, errCase)
+	}
+}
+
+// TestStringTopNBound: ORDER BY a string column LIMIT n (the bound filters
+// rows in the reader, never files) returns the first n rows of the full
+// sort, ascending and descending, NULLs first and last.
+func TestStringTopNBound(t *testing.T) {
+	mem := testutil.CheckedAllocator(t)
+	e := New(goldenWarehouse(t, mem), Options{})
+	ctx := context.Background()
+	rows := func(sql string) []string {
+		t.Helper()
+		rd, err := Run(ctx, e, sql, Session{}, mem)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		defer rd.Release()
+		var out []string
+		for rd.Next() {
+			b := rd.RecordBatch()
+			for i := 0; i < int(b.NumRows()); i++ {
+				var parts []string
+				for c := 0; c < int(b.NumCols()); c++ {
+					parts = append(parts, b.Column(c).ValueStr(i))
+				}
+				out = append(out, strings.Join(parts, "|"))
+			}
+		}
+		if err := rd.Err(); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		return out
+	}
+	rows("CREATE TABLE strs AS SELECT CASE WHEN v % 11 = 0 THEN NULL ELSE 'k' || CAST(v % 97 AS VARCHAR) END AS s, v FROM clicks")
+	for _, order := range []string{"s, v", "s DESC, v", "s NULLS FIRST, v", "s DESC NULLS LAST, v"} {
+		for _, n := range []int{1, 5, 37} {
+			full := rows("SELECT s, v FROM strs ORDER BY " + order)
+			got := rows(fmt.Sprintf("SELECT s, v FROM strs ORDER BY %s LIMIT %d", order, n))
+			if strings.Join(got, "\n") != strings.Join(full[:n], "\n") {
+				t.Errorf("ORDER BY %s LIMIT %d:\n got %v\nwant %v", order, n, got, full[:n])
+			}
+		}
 	}
 }

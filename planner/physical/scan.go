@@ -39,6 +39,9 @@ type ScanExec struct {
 	Dynamic *predicate.Dynamic
 	// DynamicCol is the scan column Dynamic bounds (set with it).
 	DynamicCol int
+	// DynamicRowsOnly: the bound filters rows in the reader only; files
+	// are not skipped by it (string bounds: statistics are truncated).
+	DynamicRowsOnly bool
 	// Residual is the filter the exec.Filter above the scan applies (the
 	// conjuncts not answered exactly), nil when none; with Dynamic it
 	// forms the row filter handed to the reader (rowfilter.go).
@@ -138,6 +141,9 @@ func (s *ScanExec) Execute(tc *exec.TaskCtx, p int) (exec.Stream, error) {
 		return exec.NewSliceStream(tc, nil), nil
 	}
 	o := catalog.ReadOptions{Mem: tc.Mem, Pool: tc.Pool, Dynamic: s.Dynamic}
+	if s.DynamicRowsOnly {
+		o.Dynamic = nil
+	}
 	rf, err := newScanRowFilter(s, tc)
 	if err != nil {
 		return nil, err

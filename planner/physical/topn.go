@@ -13,9 +13,11 @@ import (
 // Top-N bound pushed into the scan (docs/design/scan.md, "Dynamic top-N
 // bound"). For ORDER BY c ... LIMIT n over a chain of projections and
 // filters down to a scan, where c (the first key) is a scan column of an
-// integer, date, time, timestamp or decimal type, the Sort tells a
+// integer, date, time, timestamp, decimal or string type, the Sort tells a
 // predicate.Dynamic the first key of its current n-th row; the scan skips
-// data files whose statistics cannot hold a row ordering at or before it:
+// data files whose statistics cannot hold a row ordering at or before it
+// (not for strings: their statistics are truncated) and its reader drops
+// rows past it:
 //
 //	ASC  NULLS LAST   c <= v
 //	ASC  NULLS FIRST  c <= v OR c IS NULL
@@ -75,14 +77,19 @@ func scanBound(se *ScanExec, col, top int, key exec.SortKey) *exec.TopNBound {
 	if !ok {
 		return nil
 	}
+	rowsOnly := false
 	switch t.Root {
 	case types.TinyInt, types.SmallInt, types.Int, types.BigInt, types.Date, types.Time,
 		types.Timestamp, types.TimestampLTZ, types.Decimal:
+	case types.Char, types.VarChar:
+		// rows compare exactly (bytewise, as the sort), but truncated
+		// string statistics must not skip files
+		rowsOnly = true
 	default:
 		return nil
 	}
 	if se.Dynamic == nil {
-		se.Dynamic, se.DynamicCol = &predicate.Dynamic{}, col
+		se.Dynamic, se.DynamicCol, se.DynamicRowsOnly = &predicate.Dynamic{}, col, rowsOnly
 	} else if se.DynamicCol != col {
 		return nil // one bound per scan (its reader filters rows by it)
 	}
