@@ -18,8 +18,10 @@ import (
 //     date32/64, time, timestamp, duration, floats) or a BOOLEAN: an
 //     open-addressing table keyed by the value's bits (ktInt), in front
 //     of which integer keys of a small range (chosen from the first
-//     inserted batch: at most 2^20 values and 16 per key) are indexed
-//     directly, without hashing (dimension keys, small-domain GROUP BYs);
+//     inserted batch: at most 2^20 values and 16 per key; grown while
+//     every key fits, up to 2^23 values and 32 per key) are indexed
+//     directly, without hashing (dimension keys, keys arriving in order,
+//     small-domain GROUP BYs);
 //   - one STRING/BINARY (or LARGE_*) column: keys of at most 8 bytes are
 //     packed into a uint64 (with the length as a tag), longer keys hashed
 //     into a byte table (ktStr, keys_bytes.go);
@@ -139,8 +141,47 @@ type ktInt struct {
 	denseTried bool
 }
 
-// ktDenseMax bounds the direct-indexed range of a ktInt (4 MiB of ids).
-const ktDenseMax = 1 << 20
+// ktDenseMax bounds the direct-indexed range a ktInt starts with (4 MiB
+// of ids); ktDenseGrowMax the range it may grow to (32 MiB).
+const (
+	ktDenseMax     = 1 << 20
+	ktDenseGrowMax = 1 << 23
+)
+
+// growDense extends the direct-indexed range to hold k, while every key
+// so far is in it (none in the hash map, so none has to move) and the
+// range stays dense: at most ktDenseGrowMax values and 32 per key (keys
+// arriving in order — a fact table's foreign key, a sorted id — grow it
+// batch after batch). false leaves k to the hash map (and the range
+// stops growing).
+func (t *ktInt) growDense(k uint64) bool {
+	if t.dense == nil || t.m.n > 0 {
+		return false
+	}
+	lo := int64(t.dbase)
+	hi := lo + int64(len(t.dense)) - 1
+	x := int64(k)
+	nlo, nhi := min(lo, x), max(hi, x)
+	span := uint64(nhi) - uint64(nlo) + 1
+	if span == 0 || span > ktDenseGrowMax || span > 32*uint64(len(t.vals)+1) {
+		return false
+	}
+	size := uint64(len(t.dense))
+	for size < span {
+		size <<= 1
+	}
+	base := nlo // growing up keeps the base
+	if x < lo {
+		base = int64(uint64(nhi) - size + 1) // growing down: room below
+		if base > nlo {
+			base = nlo
+		}
+	}
+	nd := make([]int32, size)
+	copy(nd[uint64(lo)-uint64(base):], t.dense)
+	t.dense, t.dbase = nd, uint64(base)
+	return true
+}
 
 // ktDenseFits reports whether a span of key values (max-min+1) is worth a
 // direct-indexed table for a batch of n keys: small, and not much sparser
@@ -285,7 +326,12 @@ func ktIntLoop[T int8 | int16 | int32 | int64 | uint64](t *ktInt, vals []T, bits
 		}
 		for r, v := range vals {
 			k := uint64(v)
-			if o := k - dbase; o < uint64(len(dense)) {
+			o := k - dbase
+			if o >= uint64(len(dense)) && t.m.n == 0 && t.growDense(k) {
+				dense, dbase = t.dense, t.dbase
+				o = k - dbase
+			}
+			if o < uint64(len(dense)) {
 				g := dense[o] - 1
 				if g < 0 {
 					g = int32(len(t.vals))
@@ -335,7 +381,12 @@ func ktIntLoop[T int8 | int16 | int32 | int64 | uint64](t *ktInt, vals []T, bits
 			continue
 		}
 		k := uint64(v)
-		if o := k - dbase; o < uint64(len(dense)) {
+		o := k - dbase
+		if ins && o >= uint64(len(dense)) && t.m.n == 0 && t.growDense(k) {
+			dense, dbase = t.dense, t.dbase
+			o = k - dbase
+		}
+		if o < uint64(len(dense)) {
 			g := dense[o] - 1
 			if g < 0 && ins {
 				g = int32(len(t.vals))

@@ -597,3 +597,77 @@ func TestKeyTableDenseThenHashed(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyTableDenseGrowth: keys arriving in ascending and descending runs
+// grow the direct-indexed range; a far outlier then goes to the hash map
+// and later keys beyond the range are hashed too; ids stay consistent.
+func TestKeyTableDenseGrowth(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	for _, typ := range []arrow.DataType{arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64} {
+		mk := func(vals []int64) arrow.Array {
+			b := array.NewBuilder(mem, typ)
+			defer b.Release()
+			for _, v := range vals {
+				switch x := b.(type) {
+				case *array.Int32Builder:
+					x.Append(int32(v))
+				case *array.Int64Builder:
+					x.Append(v)
+				}
+			}
+			return b.NewArray()
+		}
+		var ins [][]arrow.Array
+		for b := 0; b < 6; b++ { // ascending, 1 key in 3
+			var vs []int64
+			for i := 0; i < 500; i++ {
+				vs = append(vs, int64(b*1500+3*i))
+			}
+			ins = append(ins, []arrow.Array{mk(vs)})
+		}
+		for b := 1; b < 4; b++ { // descending below the start
+			var vs []int64
+			for i := 0; i < 500; i++ {
+				vs = append(vs, int64(-b*1000-2*i))
+			}
+			ins = append(ins, []arrow.Array{mk(vs)})
+		}
+		ins = append(ins, []arrow.Array{mk([]int64{1 << 30, 5, 20000, -7000, 1<<30 + 1})})
+		var look []int64
+		for i := -8000; i < 21000; i += 7 {
+			look = append(look, int64(i))
+		}
+		looks := [][]arrow.Array{{mk(look)}, {mk([]int64{1 << 30, 1<<30 + 1, 1<<30 + 2})}}
+		ktCompare(t, mem, []arrow.DataType{typ}, ins, looks)
+		ktReleaseAll(append(ins, looks...)...)
+	}
+}
+
+// TestKeyTableDenseGrowsInPlace: ascending keys stay direct-indexed (the
+// hash map stays empty) across batches.
+func TestKeyTableDenseGrowsInPlace(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	kt := NewKeyTable([]arrow.DataType{arrow.PrimitiveTypes.Int64})
+	ki, ok := kt.(*ktInt)
+	if !ok {
+		t.Fatalf("key table %T", kt)
+	}
+	for b := 0; b < 20; b++ {
+		bld := array.NewInt64Builder(mem)
+		for i := 0; i < 1000; i++ {
+			bld.Append(int64(b*4000 + 4*i))
+		}
+		a := bld.NewArray()
+		bld.Release()
+		gids := make([]int32, 1000)
+		if err := kt.Insert([]arrow.Array{a}, gids); err != nil {
+			t.Fatal(err)
+		}
+		a.Release()
+	}
+	if ki.m.n != 0 || len(ki.dense) < 80000 || kt.Len() != 20000 {
+		t.Fatalf("dense %d, hashed %d, keys %d", len(ki.dense), ki.m.n, kt.Len())
+	}
+}
