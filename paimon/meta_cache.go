@@ -62,6 +62,8 @@ type MetaCache struct {
 	// directory). Only a guess of which ids to check: never an answer.
 	latestMu sync.Mutex
 	latest   map[metaKey]int64
+	// fresh: checks reused within a handle's freshness window (freshness.go).
+	fresh freshTable
 }
 
 // MetaCacheStats describes a metadata cache's content and traffic.
@@ -95,8 +97,13 @@ func NewMetaCache(maxBytes int64) *MetaCache {
 // SetMaxBytes changes the budget, evicting down to it (0 disables).
 func (c *MetaCache) SetMaxBytes(n int64) { c.lru.SetMaxBytes(n) }
 
-// Clear drops every entry (counters are kept).
-func (c *MetaCache) Clear() { c.lru.Clear() }
+// Clear drops every entry and freshness record (counters are kept).
+func (c *MetaCache) Clear() {
+	c.lru.Clear()
+	c.fresh.mu.Lock()
+	c.fresh.latest, c.fresh.schemas = nil, nil
+	c.fresh.mu.Unlock()
+}
 
 // Stats returns the cache's counters.
 func (c *MetaCache) Stats() MetaCacheStats {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
 )
@@ -38,6 +39,8 @@ type Table struct {
 	// listed: schema file versions by id as ListedLatestSchema's listing
 	// named them (read-only, shared by copies of the handle).
 	listed map[int64]string
+	// fresh: the freshness window (WithFreshness, freshness.go; 0 = none).
+	fresh time.Duration
 }
 
 // OpenTable opens a table at tablePath (a FileIO path) on branch ("" or
@@ -135,12 +138,12 @@ func (t *Table) ManifestPath(name string) string { return path.Join(t.ManifestDi
 // directory is missing.
 func (t *Table) Branch(ctx context.Context, name string) (*Table, error) {
 	if name == "" || name == MainBranch {
-		return &Table{io: t.io, root: t.root, branch: MainBranch, mcache: t.mcache}, nil
+		return &Table{io: t.io, root: t.root, branch: MainBranch, mcache: t.mcache, fresh: t.fresh}, nil
 	}
 	if strings.ContainsAny(name, "/\\") || name == "." || name == ".." {
 		return nil, fmt.Errorf("invalid branch name %q", name)
 	}
-	b := &Table{io: t.io, root: t.root, branch: name, mcache: t.mcache}
+	b := &Table{io: t.io, root: t.root, branch: name, mcache: t.mcache, fresh: t.fresh}
 	ok, err := t.io.Exists(ctx, b.BranchPath())
 	if err != nil {
 		return nil, err
@@ -280,10 +283,21 @@ func (t *Table) LatestSchema(ctx context.Context) (*TableSchema, error) {
 // read here. For one query's lookup: the handle sees the schema files as
 // they were when it listed them (a file deleted since is served from the
 // cache as it was, like a read made just before the deletion).
+//
+// With a freshness window (WithFreshness) a listing this process made less
+// than the window ago is reused instead of listing again.
 func (t *Table) ListedLatestSchema(ctx context.Context) (*TableSchema, *Table, error) {
-	ids, vers, err := t.listIDVersions(ctx, t.SchemaDir(), "schema-")
-	if err != nil {
-		return nil, nil, err
+	ids, vers, ok := t.cachedSchemas()
+	if !ok {
+		start, gen, rec := t.freshStamp(t.SchemaDir())
+		var err error
+		ids, vers, err = t.listIDVersions(ctx, t.SchemaDir(), "schema-")
+		if err != nil {
+			return nil, nil, err
+		}
+		if rec {
+			t.recordSchemas(start, gen, ids, vers)
+		}
 	}
 	if len(ids) == 0 {
 		return nil, nil, notFoundf(nil, "table %s has no schema", t.describe())
