@@ -23,7 +23,8 @@ import (
 // deleted file is reported missing as before. A manifest list is keyed by
 // the version of the snapshot file that named it (its name is written once,
 // by that snapshot's commit), so it needs no check of its own. LATEST and
-// EARLIEST hints are never cached. What a hit saves is the transfer and the
+// EARLIEST hints are never cached (a handle with a freshness window reuses
+// a recent check of them instead: freshness.go). What a hit saves is the transfer and the
 // parse of the file; on an object store a HEAD still costs a round trip.
 //
 // Fewer checks per plan (issue 17), each still made. A schema file's
