@@ -191,7 +191,8 @@ type block struct {
 	// The fields below are guarded by the rangeCache's mu.
 	data     []byte        // the buffer being filled (nil before the fetch starts and once recycled)
 	filled   int64         // data[:filled] has arrived
-	tick     chan struct{} // closed (and replaced) whenever filled grows
+	tick     chan struct{} // closed (and replaced) when filled grows while readers wait
+	waiting  int           // readers waiting on tick
 	finished bool          // the fetch has returned: nothing writes data any more
 	err      error         // the fetch failed (bytes below filled are still good)
 	served   int64         // bytes handed to readers; at need the block is released
@@ -301,8 +302,10 @@ func (c *rangeCache) run(b *block) {
 		c.mu.Lock()
 		if filled > b.filled {
 			b.filled = filled
-			close(b.tick)
-			b.tick = make(chan struct{})
+			if b.waiting > 0 {
+				close(b.tick)
+				b.tick = make(chan struct{})
+			}
 		}
 		c.mu.Unlock()
 	})
@@ -395,14 +398,21 @@ func (c *rangeCache) readAt(ctx context.Context, p []byte, off int64, direct fun
 		// without them, or the block went away.
 		for !b.released && b.Off+b.filled <= off && !b.finished {
 			tick := b.tick
+			b.waiting++
 			c.mu.Unlock()
+			var err error
 			select {
 			case <-tick:
 			case <-b.done:
 			case <-ctx.Done():
-				return ctx.Err()
+				err = ctx.Err()
 			}
 			c.mu.Lock()
+			b.waiting--
+			if err != nil {
+				c.mu.Unlock()
+				return err
+			}
 		}
 		if b.released || b.Off+b.filled <= off {
 			// The background request failed before these bytes (or the

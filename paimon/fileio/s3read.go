@@ -120,7 +120,7 @@ func (f *s3File) get(ctx context.Context, off, n int64, dst []byte) (int, error)
 }
 
 // streamChunk is how many bytes stream reads before reporting progress.
-const streamChunk = 128 << 10
+const streamChunk = 256 << 10
 
 // stream fills dst with the bytes at off by a ranged GET, calling progress
 // (when not nil) with the count of leading bytes received as they arrive.
