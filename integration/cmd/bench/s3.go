@@ -100,8 +100,16 @@ func (b *bench) startVersitygw(ctx context.Context, dir string) (endpoint string
 	if err != nil {
 		return "", nil, err
 	}
-	cmd := exec.Command(bin, "--access", benchS3Access, "--secret", benchS3Secret, "--port", addr, "--quiet",
-		"posix", "--sidecar", side, root)
+	// --keep-alive: versitygw closes every connection after one response
+	// unless told otherwise; AWS S3, MinIO and Ceph keep connections open,
+	// and a fresh TCP connection per request (a TLS handshake on a real
+	// endpoint) is not what a deployment pays. $BENCH_S3_NO_KEEPALIVE=1
+	// measures without it.
+	args := []string{"--access", benchS3Access, "--secret", benchS3Secret, "--port", addr, "--quiet"}
+	if os.Getenv("BENCH_S3_NO_KEEPALIVE") == "" {
+		args = append(args, "--keep-alive")
+	}
+	cmd := exec.Command(bin, append(args, "posix", "--sidecar", side, root)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		logf.Close()
