@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
@@ -66,6 +69,8 @@ type FS struct {
 	sys     SystemTables
 	deflt   string
 	optErr  error // a bad catalog option, reported when a table is opened
+	// fresh is the freshness window of table handles (CacheExpirationOption).
+	fresh time.Duration
 }
 
 // ManifestCacheOption is the catalog option setting the budget of the
@@ -88,6 +93,26 @@ const MetaCacheOption = "cache.metadata.max-memory"
 // memory size ("64 mb", the default); "0" disables the cache. Shared by
 // every catalog of the process like ManifestCacheOption.
 const FooterCacheOption = "cache.footer.max-memory"
+
+// CacheEnabledOption is Paimon's catalog option cache-enabled: "false"
+// turns the freshness window (CacheExpirationOption) off, so every plan
+// checks storage.
+const CacheEnabledOption = "cache-enabled"
+
+// CacheExpirationOption is Paimon's catalog option
+// cache.expiration-interval, here the freshness window of table lookups on
+// an object store: the listing of a table's schema/ and the resolution of
+// its latest snapshot (LATEST hint and probes) are reused for up to this
+// long after the check started, by every query of the process; writes of
+// this process invalidate them at once. A Paimon duration ("1 s", "500 ms",
+// "1 min"); "0" checks storage on every plan. Unlike Java's CachingCatalog
+// (expire after access, schema only) an entry expires this long after its
+// check (expire after write), so no answer is older than the window.
+// Local warehouses always check (a stat costs nothing to wait for).
+const CacheExpirationOption = "cache.expiration-interval"
+
+// DefaultCacheExpiration is the default freshness window.
+const DefaultCacheExpiration = time.Second
 
 // FSOption configures an FS catalog.
 type FSOption func(*FS)
@@ -112,9 +137,25 @@ func NewFS(io fileio.FileIO, root string, opts ...FSOption) *FS {
 	if root == "" {
 		root = "."
 	}
-	c := &FS{io: io, root: root, options: map[string]string{}, deflt: DefaultDatabaseName}
+	c := &FS{io: io, root: root, options: map[string]string{}, deflt: DefaultDatabaseName, fresh: DefaultCacheExpiration}
 	for _, o := range opts {
 		o(c)
+	}
+	if v, ok := c.options[CacheExpirationOption]; ok {
+		if d, err := parseDuration(v); err != nil {
+			c.optErr = paimon.Errorf(ErrInvalid, "catalog option %s: %v", CacheExpirationOption, err)
+		} else {
+			c.fresh = d
+		}
+	}
+	if v, ok := c.options[CacheEnabledOption]; ok {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "true":
+		case "false":
+			c.fresh = 0
+		default:
+			c.optErr = paimon.Errorf(ErrInvalid, "catalog option %s: want true or false, got %q", CacheEnabledOption, v)
+		}
 	}
 	if v, ok := c.options[ManifestCacheOption]; ok {
 		if n, err := paimon.ParseMemorySize(v); err != nil {
@@ -319,7 +360,7 @@ func (c *FS) openDataTable(ctx context.Context, db, table, branch string) (*Data
 		// that finds the latest schema is the existence check (on an
 		// object store one LIST, where a check first cost a HEAD and a
 		// LIST more). A table without a schema file does not exist.
-		dt, err := newDataTable(ctx, c, id, paimon.TableAt(c.io, p))
+		dt, err := newDataTable(ctx, c, id, paimon.TableAt(c.io, p).WithFreshness(c.fresh))
 		if errors.Is(err, paimon.ErrNotFound) {
 			return nil, c.tableNotFound(ctx, db, table)
 		}
@@ -335,7 +376,7 @@ func (c *FS) openDataTable(ctx context.Context, db, table, branch string) (*Data
 	if pt, err = pt.Branch(ctx, branch); err != nil {
 		return nil, err
 	}
-	return newDataTable(ctx, c, id, pt)
+	return newDataTable(ctx, c, id, pt.WithFreshness(c.fresh))
 }
 
 // tableNotFound is the error for a missing table: the database's when
@@ -351,6 +392,30 @@ func (c *FS) tableNotFound(ctx context.Context, db, table string) error {
 func (c *FS) dbNotFound(ctx context.Context, db string) error {
 	dbs, _ := c.ListDatabases(ctx)
 	return paimon.Errorf(ErrNotFound, "database %s does not exist%s", db, DidYouMean(db, dbs))
+}
+
+// Freshness is the catalog's freshness window (CacheExpirationOption).
+func (c *FS) Freshness() time.Duration { return c.fresh }
+
+// parseDuration parses a Paimon duration ("1 s", "500 ms", "10 min", "1 h",
+// "1 d"; a bare number is milliseconds). Negative durations are refused.
+func parseDuration(s string) (time.Duration, error) {
+	v := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(s), " ", ""))
+	unit := time.Millisecond
+	for _, u := range []struct {
+		suf string
+		d   time.Duration
+	}{{"ms", time.Millisecond}, {"min", time.Minute}, {"h", time.Hour}, {"d", 24 * time.Hour}, {"s", time.Second}, {"m", time.Minute}} {
+		if strings.HasSuffix(v, u.suf) {
+			v, unit = strings.TrimSuffix(v, u.suf), u.d
+			break
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || n > int64(math.MaxInt64/unit) {
+		return 0, fmt.Errorf("bad duration %q (want e.g. \"1 s\", \"500 ms\", \"0\")", s)
+	}
+	return time.Duration(n) * unit, nil
 }
 
 // validName rejects names that could escape the warehouse.

@@ -100,6 +100,27 @@ func (r *requestIO) Version(ctx context.Context, p string) (string, error) {
 
 func (r *requestIO) StoreIdentity() string { return r.id }
 
+// Mutating calls advance the store's write generation, as the S3 FileIO's do.
+func (r *requestIO) Overwrite(ctx context.Context, p string, data []byte) error {
+	defer fileio.NoteWrite(r.id)
+	return r.FileIO.Overwrite(ctx, p, data)
+}
+
+func (r *requestIO) CreateIfAbsent(ctx context.Context, p string, data []byte) (bool, error) {
+	defer fileio.NoteWrite(r.id)
+	return r.FileIO.CreateIfAbsent(ctx, p, data)
+}
+
+func (r *requestIO) Delete(ctx context.Context, p string) error {
+	defer fileio.NoteWrite(r.id)
+	return r.FileIO.Delete(ctx, p)
+}
+
+func (r *requestIO) Rename(ctx context.Context, src, dst string) error {
+	defer fileio.NoteWrite(r.id)
+	return r.FileIO.Rename(ctx, src, dst)
+}
+
 // A warm plan (table lookup and planned scan of a filtered query on a
 // table planned before) sends 4 requests on an object store: the LIST of
 // schema/ (finds the latest schema, validates its cached bytes by the
@@ -107,7 +128,9 @@ func (r *requestIO) StoreIdentity() string { return r.id }
 // the HEADs of snapshot-<h+1> (missing) and snapshot-<h> (validates the
 // cached snapshot). It sent 11 before issue 17's planning work: schema/
 // listed twice, a HEAD and LIST for the table's existence, a HEAD per
-// schema file. A new commit and a new schema are seen at once.
+// schema file. A new commit and a new schema are seen at once. This is the
+// catalog with the freshness window off (cache.expiration-interval=0);
+// freshness_test.go has it on.
 func TestWarmPlanRequests(t *testing.T) {
 	mem := testutil.CheckedAllocator(t)
 	ctx := context.Background()
@@ -118,7 +141,7 @@ func TestWarmPlanRequests(t *testing.T) {
 	}
 	rio := &requestIO{FileIO: l, id: "requests|" + dir}
 	writeDayTable(t, mem, rio)
-	cat := NewFS(rio, ".")
+	cat := NewFS(rio, ".", WithCatalogOptions(map[string]string{CacheExpirationOption: "0"}))
 
 	plan := func() (*DataTable, Scan) {
 		t.Helper()

@@ -78,7 +78,10 @@ func startS3(t *testing.T, bucket string) *s3Server {
 	addr := l.Addr().String()
 	l.Close()
 	root, side := t.TempDir(), t.TempDir()
-	cmd := exec.Command(bin, "--access", s3AccessKey, "--secret", s3SecretKey, "--port", addr, "--quiet",
+	// --keep-alive, as AWS S3, MinIO and Ceph serve (versitygw closes each
+	// connection after one response otherwise): requests reuse pooled
+	// connections, including after reads cancelled mid-body.
+	cmd := exec.Command(bin, "--access", s3AccessKey, "--secret", s3SecretKey, "--port", addr, "--quiet", "--keep-alive",
 		"posix", "--sidecar", side, root)
 	logf, err := os.Create(filepath.Join(t.TempDir(), "versitygw.log"))
 	if err != nil {

@@ -13,6 +13,12 @@
 //   - The latest snapshot id remembered per branch (meta_cache.go) is only a
 //     guess of which files to check early: the answer is always the one the
 //     LATEST hint and the existence checks give.
+//   - Exception, opt-in per handle (WithFreshness, freshness.go; the
+//     catalog's cache.expiration-interval): a query handle may reuse this
+//     process's last check of the latest snapshot and of the schema listing
+//     while that check started less than the window ago and no write of this
+//     process to the store (fileio.WriteGeneration) happened since. Handles
+//     that commit never have a window.
 //   - A Table handle from ListedLatestSchema / WithKnownSchema holds one
 //     query's view of the schema files (the listing it made): for that
 //     query only, never kept across queries.

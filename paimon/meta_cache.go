@@ -23,7 +23,8 @@ import (
 // deleted file is reported missing as before. A manifest list is keyed by
 // the version of the snapshot file that named it (its name is written once,
 // by that snapshot's commit), so it needs no check of its own. LATEST and
-// EARLIEST hints are never cached. What a hit saves is the transfer and the
+// EARLIEST hints are never cached (a handle with a freshness window reuses
+// a recent check of them instead: freshness.go). What a hit saves is the transfer and the
 // parse of the file; on an object store a HEAD still costs a round trip.
 //
 // Fewer checks per plan (issue 17), each still made. A schema file's
@@ -62,6 +63,8 @@ type MetaCache struct {
 	// directory). Only a guess of which ids to check: never an answer.
 	latestMu sync.Mutex
 	latest   map[metaKey]int64
+	// fresh: checks reused within a handle's freshness window (freshness.go).
+	fresh freshTable
 }
 
 // MetaCacheStats describes a metadata cache's content and traffic.
@@ -95,8 +98,13 @@ func NewMetaCache(maxBytes int64) *MetaCache {
 // SetMaxBytes changes the budget, evicting down to it (0 disables).
 func (c *MetaCache) SetMaxBytes(n int64) { c.lru.SetMaxBytes(n) }
 
-// Clear drops every entry (counters are kept).
-func (c *MetaCache) Clear() { c.lru.Clear() }
+// Clear drops every entry and freshness record (counters are kept).
+func (c *MetaCache) Clear() {
+	c.lru.Clear()
+	c.fresh.mu.Lock()
+	c.fresh.latest, c.fresh.schemas = nil, nil
+	c.fresh.mu.Unlock()
+}
 
 // Stats returns the cache's counters.
 func (c *MetaCache) Stats() MetaCacheStats {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/fileio"
 )
@@ -38,6 +39,8 @@ type Table struct {
 	// listed: schema file versions by id as ListedLatestSchema's listing
 	// named them (read-only, shared by copies of the handle).
 	listed map[int64]string
+	// fresh: the freshness window (WithFreshness, freshness.go; 0 = none).
+	fresh time.Duration
 }
 
 // OpenTable opens a table at tablePath (a FileIO path) on branch ("" or
@@ -135,12 +138,12 @@ func (t *Table) ManifestPath(name string) string { return path.Join(t.ManifestDi
 // directory is missing.
 func (t *Table) Branch(ctx context.Context, name string) (*Table, error) {
 	if name == "" || name == MainBranch {
-		return &Table{io: t.io, root: t.root, branch: MainBranch, mcache: t.mcache}, nil
+		return &Table{io: t.io, root: t.root, branch: MainBranch, mcache: t.mcache, fresh: t.fresh}, nil
 	}
 	if strings.ContainsAny(name, "/\\") || name == "." || name == ".." {
 		return nil, fmt.Errorf("invalid branch name %q", name)
 	}
-	b := &Table{io: t.io, root: t.root, branch: name, mcache: t.mcache}
+	b := &Table{io: t.io, root: t.root, branch: name, mcache: t.mcache, fresh: t.fresh}
 	ok, err := t.io.Exists(ctx, b.BranchPath())
 	if err != nil {
 		return nil, err
@@ -230,94 +233,6 @@ func (t *Table) readMeta(ctx context.Context, p string) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	return b, true, nil
-}
-
-// ---- schemas ----
-
-// SchemaIDs lists the schema ids of this branch, ascending.
-func (t *Table) SchemaIDs(ctx context.Context) ([]int64, error) {
-	return t.listIDs(ctx, t.SchemaDir(), "schema-")
-}
-
-// Schema reads schema-<id>.
-func (t *Table) Schema(ctx context.Context, id int64) (*TableSchema, error) {
-	if t.known != nil && t.known.ID == id {
-		return t.known, nil
-	}
-	return t.schemaVersion(ctx, id, t.listed[id])
-}
-
-// schemaVersion reads schema-<id>, whose version the caller may have just
-// obtained from storage (ver; "" = ask storage).
-func (t *Table) schemaVersion(ctx context.Context, id int64, ver string) (*TableSchema, error) {
-	p := t.SchemaPath(id)
-	b, _, ok, err := t.readVersioned(ctx, p, ver)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, notFoundf(nil, "schema %d does not exist", id)
-	}
-	s, err := ParseSchema(b)
-	if err != nil {
-		return nil, corruptErr(p, err)
-	}
-	return s, nil
-}
-
-// LatestSchema reads the schema with the highest id. When the listing of
-// schema/ names the file's version (S3: ETag and size, the same the HEAD
-// would send), that version validates a cached copy: one LIST, no HEAD.
-func (t *Table) LatestSchema(ctx context.Context) (*TableSchema, error) {
-	sc, _, err := t.ListedLatestSchema(ctx)
-	return sc, err
-}
-
-// ListedLatestSchema is LatestSchema that also returns a handle on the
-// same table and branch that remembers the versions the listing named for
-// every schema file: its Schema(id) validates a cached copy by them
-// instead of a HEAD each, and its Schema(latest id) returns the schema
-// read here. For one query's lookup: the handle sees the schema files as
-// they were when it listed them (a file deleted since is served from the
-// cache as it was, like a read made just before the deletion).
-func (t *Table) ListedLatestSchema(ctx context.Context) (*TableSchema, *Table, error) {
-	ids, vers, err := t.listIDVersions(ctx, t.SchemaDir(), "schema-")
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(ids) == 0 {
-		return nil, nil, notFoundf(nil, "table %s has no schema", t.describe())
-	}
-	sc, err := t.schemaVersion(ctx, ids[len(ids)-1], vers[len(vers)-1])
-	if err != nil {
-		return nil, nil, err
-	}
-	u := *t
-	u.known = sc
-	u.listed = make(map[int64]string, len(ids))
-	for i, id := range ids {
-		if vers[i] != "" {
-			u.listed[id] = vers[i]
-		}
-	}
-	return sc, &u, nil
-}
-
-// Schemas reads all schemas, ascending by id.
-func (t *Table) Schemas(ctx context.Context) ([]*TableSchema, error) {
-	ids, err := t.SchemaIDs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*TableSchema, 0, len(ids))
-	for _, id := range ids {
-		s, err := t.Schema(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, nil
 }
 
 func (t *Table) describe() string {

@@ -28,10 +28,19 @@ func (t *Table) LatestSnapshotID(ctx context.Context) (id int64, ok bool, err er
 
 // latestSnapshotID is LatestSnapshotID that also returns the version of
 // snapshot-<id> when the hint path learned it ("" otherwise).
+// With a freshness window (WithFreshness) a check this process made less
+// than the window ago is reused (freshness.go).
 func (t *Table) latestSnapshotID(ctx context.Context) (id int64, ver string, ok bool, err error) {
+	if id, ver, ok := t.cachedLatest(); ok {
+		return id, ver, true, nil
+	}
+	start, gen, rec := t.freshStamp(t.SnapshotDir())
 	id, ver, ok, err = t.latestSnapshotIDChecked(ctx)
 	if err == nil && ok {
 		t.rememberLatest(id)
+		if rec {
+			t.recordLatest(start, gen, id, ver)
+		}
 	}
 	return id, ver, ok, err
 }

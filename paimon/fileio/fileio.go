@@ -13,8 +13,15 @@
 // Network reads (rangeread.go): a File may implement Prefetcher; announcing
 // ranges never changes what ReadAt returns, only how many requests it takes.
 // Fetched-ahead bytes are bounded per FileIO (ReadPolicy.BudgetBytes) and
-// released once read or when the file is closed. An S3 File reads one
-// object version (the ETag seen at Open) or fails.
+// released once read or when the file is closed; a fetched-ahead block
+// serves the bytes that have arrived while the rest still streams, and its
+// buffer is reused only once the request no longer writes it. An S3 File
+// reads one object version (the ETag seen at Open) or fails.
+//
+// Write generations (generation.go): every mutating call of an
+// object-store FileIO advances its store identity's generation after it
+// returned, so caches that reuse checks for a while see this process's
+// writes at once.
 package fileio
 
 import (

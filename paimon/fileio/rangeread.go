@@ -181,18 +181,28 @@ func (p *readPool) Held() int64 {
 	return p.held
 }
 
-// block is one background request and, once done, its bytes.
+// block is one background request and the bytes it has received so far.
+// Readers are served as soon as their bytes have arrived (filled), not
+// when the whole request is done: a multi-MiB request no longer delays the
+// decode of its first column chunk until its last byte is in.
 type block struct {
 	span
-	done     chan struct{}
-	data     []byte
-	err      error
-	served   int64 // bytes handed to readers; at need the block is released
+	done chan struct{} // closed when the fetch has returned
+	// The fields below are guarded by the rangeCache's mu.
+	data     []byte        // the buffer being filled (nil before the fetch starts and once recycled)
+	filled   int64         // data[:filled] has arrived
+	tick     chan struct{} // closed (and replaced) when filled grows while readers wait
+	waiting  int           // readers waiting on tick
+	finished bool          // the fetch has returned: nothing writes data any more
+	err      error         // the fetch failed (bytes below filled are still good)
+	served   int64         // bytes handed to readers; at need the block is released
 	released bool
 }
 
-// fetchFunc reads exactly n bytes at off (a ranged GET with retries).
-type fetchFunc func(ctx context.Context, off, n int64) ([]byte, error)
+// fetchFunc fills dst with the bytes at off (a ranged GET with retries),
+// calling progress with the count of leading bytes of dst received so far
+// (growing) as they arrive.
+type fetchFunc func(ctx context.Context, off int64, dst []byte, progress func(filled int64)) error
 
 // rangeCache holds one open file's fetched-ahead blocks.
 type rangeCache struct {
@@ -248,7 +258,7 @@ func (c *rangeCache) prefetch(ranges []Range, size int64) {
 			if !c.pool.charge(sp.Len) {
 				return // over budget: the rest is read on demand
 			}
-			b := &block{span: sp, done: make(chan struct{})}
+			b := &block{span: sp, done: make(chan struct{}), tick: make(chan struct{})}
 			c.insertLocked(b)
 			go c.run(b)
 		}
@@ -272,12 +282,42 @@ func (c *rangeCache) run(b *block) {
 	select {
 	case c.pool.sem <- struct{}{}:
 	case <-c.ctx.Done():
-		b.err = c.ctx.Err()
+		c.mu.Lock()
+		b.err, b.finished = c.ctx.Err(), true
+		c.mu.Unlock()
 		return
 	}
-	data, err := c.fetch(c.ctx, b.Off, b.Len)
-	<-c.pool.sem
-	b.data, b.err = data, err
+	defer func() { <-c.pool.sem }()
+	buf := getBuf(b.Len)
+	c.mu.Lock()
+	if b.released {
+		b.finished = true
+		c.mu.Unlock()
+		putBuf(buf)
+		return
+	}
+	b.data = buf
+	c.mu.Unlock()
+	err := c.fetch(c.ctx, b.Off, buf, func(filled int64) {
+		c.mu.Lock()
+		if filled > b.filled {
+			b.filled = filled
+			if b.waiting > 0 {
+				close(b.tick)
+				b.tick = make(chan struct{})
+			}
+		}
+		c.mu.Unlock()
+	})
+	c.mu.Lock()
+	b.err, b.finished = err, true
+	if b.released && b.data != nil {
+		// Released while it streamed (read through, or the file closed):
+		// nobody reads it now and nothing writes it any more.
+		putBuf(b.data)
+		b.data = nil
+	}
+	c.mu.Unlock()
 }
 
 // uncoveredLocked returns the parts of r no block covers.
@@ -342,8 +382,8 @@ func (c *rangeCache) readAt(ctx context.Context, p []byte, off int64, direct fun
 	for len(p) > 0 {
 		c.mu.Lock()
 		b, next := c.findLocked(off)
-		c.mu.Unlock()
 		if b == nil {
+			c.mu.Unlock()
 			n := int64(len(p))
 			if next > 0 && next-off < n {
 				n = next - off
@@ -354,27 +394,45 @@ func (c *rangeCache) readAt(ctx context.Context, p []byte, off int64, direct fun
 			p, off = p[n:], off+n
 			continue
 		}
-		select {
-		case <-b.done:
-		case <-ctx.Done():
-			return ctx.Err()
+		// Wait until the bytes at off have arrived, the fetch has ended
+		// without them, or the block went away.
+		for !b.released && b.Off+b.filled <= off && !b.finished {
+			tick := b.tick
+			b.waiting++
+			c.mu.Unlock()
+			var err error
+			select {
+			case <-tick:
+			case <-b.done:
+			case <-ctx.Done():
+				err = ctx.Err()
+			}
+			c.mu.Lock()
+			b.waiting--
+			if err != nil {
+				c.mu.Unlock()
+				return err
+			}
 		}
-		c.mu.Lock()
-		if b.err != nil || b.released {
-			// The background request failed (or the block went away):
-			// drop it and read directly, reporting that read's error.
+		if b.released || b.Off+b.filled <= off {
+			// The background request failed before these bytes (or the
+			// block went away): drop it and read directly, reporting that
+			// read's error.
 			c.releaseLocked(b)
 			c.mu.Unlock()
 			continue
 		}
-		n := copy(p, b.data[off-b.Off:])
+		n := copy(p, b.data[off-b.Off:b.filled])
 		b.served += int64(n)
 		if b.served >= b.need {
 			// Every copy out of b.data happens under c.mu, so once it is
-			// released nobody reads it: the buffer can be reused.
+			// released nobody reads it: the buffer can be reused once the
+			// fetch no longer writes it (else run recycles it).
 			c.releaseLocked(b)
-			putBuf(b.data)
-			b.data = nil
+			if b.finished && b.data != nil {
+				putBuf(b.data)
+				b.data = nil
+			}
 		}
 		c.mu.Unlock()
 		p, off = p[n:], off+int64(n)

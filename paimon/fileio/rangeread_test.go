@@ -3,6 +3,7 @@ package fileio
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand"
 	"sync/atomic"
@@ -31,9 +32,11 @@ func TestRangeCacheOverlaps(t *testing.T) {
 	rand.New(rand.NewSource(1)).Read(data)
 	var fetched atomic.Int64
 	pool := newReadPool(ReadPolicy{GapBytes: 100, MaxRequestBytes: 1 << 20})
-	c := newRangeCache(context.Background(), pool, func(ctx context.Context, off, n int64) ([]byte, error) {
-		fetched.Add(n)
-		return bytes.Clone(data[off : off+n]), nil
+	c := newRangeCache(context.Background(), pool, func(ctx context.Context, off int64, dst []byte, progress func(int64)) error {
+		fetched.Add(int64(len(dst)))
+		copy(dst, data[off:])
+		progress(int64(len(dst)))
+		return nil
 	})
 	direct := func(p []byte, off int64) error { copy(p, data[off:]); return nil }
 	c.prefetch([]Range{{Off: 1000, Len: 1000}}, int64(len(data)))
@@ -54,6 +57,68 @@ func TestRangeCacheOverlaps(t *testing.T) {
 	}
 	if h := pool.Held(); h != 0 {
 		t.Fatalf("%d bytes held", h)
+	}
+	c.close()
+}
+
+// A block serves its first bytes while the rest of its request is still
+// streaming; a request that breaks off after some bytes serves those and
+// the rest is read directly; released blocks leave nothing held.
+func TestRangeCacheStreams(t *testing.T) {
+	data := make([]byte, 1<<20)
+	rand.New(rand.NewSource(2)).Read(data)
+	pool := newReadPool(ReadPolicy{GapBytes: 100, MaxRequestBytes: 1 << 20})
+	half := make(chan struct{})
+	fail := errors.New("connection reset")
+	var directBytes atomic.Int64
+	direct := func(p []byte, off int64) error { directBytes.Add(int64(len(p))); copy(p, data[off:]); return nil }
+	mk := func(breakOff bool) *rangeCache {
+		return newRangeCache(context.Background(), pool, func(ctx context.Context, off int64, dst []byte, progress func(int64)) error {
+			h := len(dst) / 2
+			copy(dst[:h], data[off:])
+			progress(int64(h))
+			if breakOff {
+				return fail
+			}
+			select {
+			case <-half:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			copy(dst[h:], data[off+int64(h):])
+			progress(int64(len(dst)))
+			return nil
+		})
+	}
+	c := mk(false)
+	c.prefetch([]Range{{Off: 0, Len: 4000}}, int64(len(data)))
+	buf := make([]byte, 2000)
+	if err := c.readAt(context.Background(), buf, 0, direct); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf, data[:2000]) || directBytes.Load() != 0 {
+		t.Fatalf("first half: wrong bytes or %d read directly", directBytes.Load())
+	}
+	close(half)
+	if err := c.readAt(context.Background(), buf, 2000, direct); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf, data[2000:4000]) || directBytes.Load() != 0 || pool.Held() != 0 {
+		t.Fatalf("second half: %d read directly, %d held", directBytes.Load(), pool.Held())
+	}
+	c.close()
+
+	c = mk(true)
+	c.prefetch([]Range{{Off: 10000, Len: 4000}}, int64(len(data)))
+	buf = make([]byte, 4000)
+	if err := c.readAt(context.Background(), buf, 10000, direct); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf, data[10000:14000]) || directBytes.Load() != 2000 {
+		t.Fatalf("broken request: wrong bytes or %d read directly, want 2000", directBytes.Load())
+	}
+	if pool.Held() != 0 {
+		t.Fatalf("%d bytes held", pool.Held())
 	}
 	c.close()
 }

@@ -308,6 +308,7 @@ func (s *S3) CreateIfAbsent(ctx context.Context, p string, data []byte) (bool, e
 	if k == "" || k == s.prefix {
 		return false, fmt.Errorf("fileio: cannot create the root %q", p)
 	}
+	defer NoteWrite(s.StoreIdentity())
 	ambiguous := false
 	backoff := 50 * time.Millisecond
 	var last error
@@ -372,6 +373,7 @@ func (s *S3) Overwrite(ctx context.Context, p string, data []byte) error {
 	if k == "" || k == s.prefix {
 		return fmt.Errorf("fileio: cannot overwrite the root %q", p)
 	}
+	defer NoteWrite(s.StoreIdentity())
 	if _, err := s.client.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.bucket, Key: &k, Body: bytes.NewReader(data)}); err != nil {
 		return s.wrap("write", p, err)
 	}
@@ -409,6 +411,7 @@ func (s *S3) Delete(ctx context.Context, p string) error {
 	if k == "" || k == s.prefix {
 		return fmt.Errorf("fileio: refusing to delete the root %q", p)
 	}
+	defer NoteWrite(s.StoreIdentity())
 	if _, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: &k}); err != nil && !isNotFound(err) {
 		return s.wrap("delete", p, err)
 	}

@@ -113,6 +113,22 @@ func (f *s3File) get(ctx context.Context, off, n int64, dst []byte) (int, error)
 	if dst == nil {
 		dst = make([]byte, n)
 	}
+	if err := f.stream(ctx, off, dst[:n], nil); err != nil {
+		return 0, err
+	}
+	return int(n), nil
+}
+
+// streamChunk is how many bytes stream reads before reporting progress.
+const streamChunk = 256 << 10
+
+// stream fills dst with the bytes at off by a ranged GET, calling progress
+// (when not nil) with the count of leading bytes received as they arrive.
+// A body that breaks off is resumed from the first byte not received (the
+// ETag pins the version, so the bytes before it stay valid).
+func (f *s3File) stream(ctx context.Context, off int64, dst []byte, progress func(int64)) error {
+	n := int64(len(dst))
+	var got int64
 	var last error
 	for attempt := 0; attempt < bodyAttempts; attempt++ {
 		if attempt > 0 {
@@ -120,33 +136,45 @@ func (f *s3File) get(ctx context.Context, off, n int64, dst []byte) (int, error)
 			select {
 			case <-ctx.Done():
 				t.Stop()
-				return 0, ctx.Err()
+				return ctx.Err()
 			case <-t.C:
 			}
 		}
 		out, err := f.s.client.GetObject(ctx, &s3.GetObjectInput{
 			Bucket:  &f.s.bucket,
 			Key:     &f.key,
-			Range:   aws.String(fmt.Sprintf("bytes=%d-%d", off, off+n-1)),
+			Range:   aws.String(fmt.Sprintf("bytes=%d-%d", off+got, off+n-1)),
 			IfMatch: f.etag,
 		})
 		if err != nil {
 			if httpStatus(err) == 412 {
-				return 0, fmt.Errorf("fileio: %s changed while open (ETag mismatch)", f.p)
+				return fmt.Errorf("fileio: %s changed while open (ETag mismatch)", f.p)
 			}
-			return 0, f.s.wrap("read", f.p, err)
+			return f.s.wrap("read", f.p, err)
 		}
-		got, err := io.ReadFull(out.Body, dst[:n])
+		var rerr error
+		for got < n && rerr == nil {
+			end := n
+			if progress != nil {
+				end = min(got+streamChunk, n)
+			}
+			var m int
+			m, rerr = io.ReadFull(out.Body, dst[got:end])
+			got += int64(m)
+			if m > 0 && progress != nil {
+				progress(got)
+			}
+		}
 		out.Body.Close()
-		if err == nil {
-			return got, nil
+		if got == n {
+			return nil
 		}
-		last = err
+		last = rerr
 		if ctx.Err() != nil {
-			return 0, ctx.Err()
+			return ctx.Err()
 		}
 	}
-	return 0, fmt.Errorf("fileio: read %s at %d: body broke off %d times: %w", f.p, off, bodyAttempts, last)
+	return fmt.Errorf("fileio: read %s at %d: body broke off %d times: %w", f.p, off, bodyAttempts, last)
 }
 
 // Open implements FileIO. With a tail size configured it is one GET of the
@@ -175,13 +203,8 @@ func (s *S3) Open(ctx context.Context, p string) (File, error) {
 		}
 		return nil, s.wrap("open", p, oerr)
 	}
-	f.rc = newRangeCache(ctx, s.pool, func(ctx context.Context, off, n int64) ([]byte, error) {
-		b := getBuf(n)
-		if _, err := f.get(ctx, off, n, b); err != nil {
-			putBuf(b)
-			return nil, err
-		}
-		return b, nil
+	f.rc = newRangeCache(ctx, s.pool, func(ctx context.Context, off int64, dst []byte, progress func(int64)) error {
+		return f.stream(ctx, off, dst, progress)
 	})
 	return f, nil
 }

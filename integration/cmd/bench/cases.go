@@ -42,6 +42,8 @@ type bench struct {
 	eng  *planner.Engine
 	duck *duck
 	rep  *report
+	// s3pid is the versitygw process of the s3 suite (its CPU is reported).
+	s3pid int
 }
 
 func newBench(ctx context.Context, cfg *config) (*bench, error) {
