@@ -69,7 +69,7 @@ type aggSpec struct {
 	out       arrow.DataType
 	nullable  bool
 	sep       string
-	q         float64 // QUANTILE_CONT / QUANTILE_DISC fraction
+	qf        quantFrac // QUANTILE_CONT / QUANTILE_DISC fraction
 	skipNulls bool    // rows where an argument is NULL are not aggregated
 	// ORDER BY inside the call (agg_ordered.go): args[nval:] are the keys.
 	ordered bool
@@ -209,14 +209,14 @@ func resolveAgg(a *AggExpr) (aggSpec, error) {
 		}
 	case "QUANTILE_CONT", "QUANTILE_DISC":
 		lit, ok := vec.IsConst(a.Args[1])
-		var q float64
+		var q quantFrac
 		if ok && lit.Value.IsValid() {
-			q, ok = aggConstFloat(lit.Value)
+			q, ok = quantFracOf(lit.Value)
 		}
-		if !ok || !(q >= 0 && q <= 1) || !aggIsFloat(sp.types[0]) {
-			return sp, fmt.Errorf("exec: %s: the quantile must be a constant in [0, 1] over a DOUBLE argument", sp.name)
+		if t := sp.types[0]; !ok || !(q.f >= 0 && q.f <= 1) || !(aggIsFloat(t) || t.ID() == arrow.DECIMAL128 || t.ID() == arrow.NULL) {
+			return sp, fmt.Errorf("exec: %s: the quantile must be a constant in [0, 1] over a DOUBLE or DECIMAL argument", sp.name)
 		}
-		sp.q = q
+		sp.qf = q
 		sp.args, sp.types = a.Args[:1], sp.types[:1]
 	case "STRING_AGG":
 		sp.sep = ","
@@ -310,7 +310,7 @@ func (sp *aggSpec) newAcc(mem memory.Allocator) (aggAcc, error) {
 		case "STRING_AGG":
 			return &aggStrAgg{dt: sp.out, sep: sp.sep}, nil
 		case "QUANTILE_CONT", "QUANTILE_DISC":
-			return &aggQuantile{q: sp.q, disc: sp.fn == "QUANTILE_DISC"}, nil
+			return newAggQuantile(sp), nil
 		case "PRODUCT", "GEOMEAN":
 			return &aggProduct{geo: sp.fn == "GEOMEAN"}, nil
 		case "BIT_AND", "BIT_OR", "BIT_XOR":

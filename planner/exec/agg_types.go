@@ -204,7 +204,10 @@ func AggResultType(fn string, args []arrow.DataType) (arrow.DataType, bool, erro
 		if len(args) != 2 {
 			return nil, false, fmt.Errorf("exec: %s takes 2 arguments, not %d", f, len(args))
 		}
-		if t := args[0]; aggIsInt(t) || aggIsFloat(t) || t.ID() == arrow.DECIMAL128 || t.ID() == arrow.NULL {
+		if t := args[0]; t.ID() == arrow.DECIMAL128 {
+			return t, true, nil // DuckDB: a DECIMAL quantile keeps its type
+		}
+		if t := args[0]; aggIsInt(t) || aggIsFloat(t) || t.ID() == arrow.NULL {
 			return arrow.PrimitiveTypes.Float64, true, nil
 		}
 		return bad()

@@ -569,9 +569,10 @@ func (a *aggCtx) grouping(b *binder, x *sqlparser.FuncExpr) (vec.Expr, error) {
 	return out, nil
 }
 
-// quantileArgs types MEDIAN(x) as QUANTILE_CONT(x, 0.5) and casts the
-// argument of QUANTILE_CONT/QUANTILE_DISC to DOUBLE (the results are
-// DOUBLE; DuckDB keeps DECIMAL for DECIMAL input: equal values).
+// quantileArgs types MEDIAN(x) as QUANTILE_CONT(x, 0.5) and casts a
+// non-DECIMAL argument of QUANTILE_CONT/QUANTILE_DISC to DOUBLE (the result
+// is DOUBLE); a DECIMAL argument stays, and so does its type in the result
+// (DuckDB's typing and interpolation, exec/agg_quantcore.go).
 func quantileArgs(ag *exec.AggExpr) error {
 	switch ag.Func {
 	case "MEDIAN":
@@ -593,6 +594,9 @@ func quantileArgs(ag *exec.AggExpr) error {
 	t := ag.Args[0].Type()
 	if !vec.IsNumeric(t) && t.ID() != arrow.NULL {
 		return unsupportedf("%s over %s", ag.Func, vec.TypeName(t))
+	}
+	if t.ID() == arrow.DECIMAL128 {
+		return nil
 	}
 	c, err := vec.NewCast(ag.Args[0], arrow.PrimitiveTypes.Float64)
 	if err != nil {
