@@ -265,8 +265,20 @@ SELECT * FROM (VALUES (1, 'a'), (2, NULL), (NULL, 'c')) v(x, y);
 SELECT x, COUNT(*) AS c FROM (VALUES (1), (1), (NULL), (2)) v(x) GROUP BY x;
 SELECT DISTINCT s, flag FROM t3;
 SELECT id FROM t4 WHERE s = ANY (SELECT s FROM t3 WHERE id < 5);
--- known: list literals are not supported
 SELECT id, ARRAY_LENGTH([1, 2, 3]) AS a FROM t4 WHERE id < 2;
+SELECT id, [i, k2, NULL] AS l, ARRAY[s, 'x'] AS a, [d, 1.5] AS ld, [dt] AS dl, LEN([i, i]) AS n, [i, k2][2] AS e, [i, k2][-1] AS e2, [i, k2][3] AS e3 FROM t4 WHERE id < 20;
+SELECT id, LIST_CONTAINS([1, 2, 3, NULL], k2) AS a, ARRAY_CONTAINS(['a', 'b'], s) AS b, LIST_HAS([i, 5], 5) AS c, LIST_EXTRACT([s, 'z'], 1) AS x, [[1, 2], [i + 0]][2][1] AS nested FROM t4 WHERE id < 30;
+SELECT [] AS e, LENGTH([]) AS n, [1, 2, 3][0] AS z, ['a', NULL][2] AS nl, [NULL, NULL] AS nn;
+SELECT k2, LIST(id ORDER BY id) AS ids, ARRAY_AGG(s ORDER BY id DESC) AS ss, LEN(LIST(i)) AS n, LIST(i ORDER BY id) FILTER (WHERE i > 0) AS pos FROM t4 GROUP BY k2;
+SELECT k2 % 3 AS g, ARRAY_AGG(d ORDER BY d NULLS FIRST, id) AS ds, LIST(dt ORDER BY id) AS dts, LIST(flag ORDER BY id) AS fs FROM t3 GROUP BY 1;
+SELECT LIST(id ORDER BY id) AS l FROM t4 WHERE id > 1000000;
+SELECT k2, LIST_CONTAINS(LIST(i), 7) AS has7, ARRAY_AGG(id ORDER BY id)[1] AS first_id FROM t4 GROUP BY k2;
+-- known: lists do not compare (=, <), sort or group
+SELECT [1, 2] = [1, 2] AS x;
+-- known: lists do not compare (=, <), sort or group
+SELECT id FROM t4 ORDER BY [id] LIMIT 3;
+-- known: lists of different element types do not unify ([[1], [INTEGER]])
+SELECT [[1, 2], [i]] AS l FROM t4 WHERE id < 3;
 SELECT id, t4.* EXCLUDE (id, ts) FROM t4 WHERE id < 5;
 -- known: COLUMNS() is not supported
 SELECT COLUMNS('^k') FROM t4 WHERE id < 5;

@@ -70,7 +70,7 @@ type aggSpec struct {
 	nullable  bool
 	sep       string
 	qf        quantFrac // QUANTILE_CONT / QUANTILE_DISC fraction
-	skipNulls bool    // rows where an argument is NULL are not aggregated
+	skipNulls bool      // rows where an argument is NULL are not aggregated
 	// ORDER BY inside the call (agg_ordered.go): args[nval:] are the keys.
 	ordered bool
 	nval    int
@@ -245,6 +245,13 @@ func resolveAgg(a *AggExpr) (aggSpec, error) {
 			return sp, err
 		}
 		sp.skipNulls = sp.fn == "STRING_AGG"
+	} else if sp.fn == "LIST" {
+		// LIST keeps its rows (NULLs included) in the ordered aggregate's
+		// table, in arrival order.
+		if err := resolveOrdered(&sp, a); err != nil {
+			return sp, err
+		}
+		sp.skipNulls = false
 	} else if sp.fn == "LAST" {
 		return sp, fmt.Errorf("exec: %s: LAST needs ORDER BY", sp.name)
 	}

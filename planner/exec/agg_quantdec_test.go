@@ -80,8 +80,8 @@ func TestQuantInterpDec(t *testing.T) {
 		prec   int32
 		want   string
 	}{
-		{"-207", "-200", 0.5, 18, "-204"},           // rounds down
-		{"-207", "-200", 0.5, 19, "-203"},           // rounds towards zero
+		{"-207", "-200", 0.5, 18, "-204"}, // rounds down
+		{"-207", "-200", 0.5, 19, "-203"}, // rounds towards zero
 		{"-207", "-200", 0.30000000000000004, 18, "-205"},
 		{"200", "207", 0.5, 38, "203"},
 		// beyond 2^53: exact (DuckDB goes through float64 and loses digits)

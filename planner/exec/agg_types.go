@@ -61,6 +61,8 @@ func aggCanon(fn string, nargs int) string {
 		return "BOOL_AND"
 	case "GROUP_CONCAT", "LISTAGG":
 		return "STRING_AGG"
+	case "ARRAY_AGG":
+		return "LIST"
 	case "ARBITRARY", "FIRST":
 		return "ANY_VALUE"
 	case "MAX_BY", "ARGMAX":
@@ -130,6 +132,14 @@ func AggResultType(fn string, args []arrow.DataType) (arrow.DataType, bool, erro
 			return arrow.PrimitiveTypes.Float64, true, nil
 		}
 		return bad()
+	case "LIST":
+		if err := want(1); err != nil {
+			return nil, false, err
+		}
+		if t := args[0]; t.ID() == arrow.LIST || t.ID() == arrow.LARGE_LIST || !Orderable(t) {
+			return nil, false, paimon.Errorf(catalog.ErrUnsupported, "LIST/ARRAY_AGG of %s", aggTypeList(args))
+		}
+		return arrow.ListOfField(arrow.Field{Name: "item", Type: args[0], Nullable: true}), true, nil
 	case "MIN", "MAX", "ANY_VALUE", "LAST":
 		if err := want(1); err != nil {
 			return nil, false, err

@@ -143,7 +143,7 @@ func lexMode(sql string, plainBackslash bool) ([]token, error) {
 				i++
 			}
 			if sql[start:i] == ":" {
-				return nil, paimon.Errorf(catalog.ErrUnsupported, "named parameters (:name) at position %d are not supported; use ?", start+1)
+				return nil, paimon.Errorf(catalog.ErrUnsupported, "':' at position %d: named parameters (:name; use ?) and list slices (x[a:b]) are not supported", start+1)
 			}
 			toks = append(toks, token{tPunct, sql[start:i], start})
 		}
@@ -206,16 +206,13 @@ func matchAll(src string, toks []token) ([]int32, error) {
 			continue
 		}
 		switch t.text {
-		case "(", "{":
+		case "(", "{", "[":
 			if len(stack) >= maxDepth {
 				return nil, errorAt(catalog.ErrInvalid, src, t.pos, "parentheses nested deeper than %d levels", maxDepth)
 			}
 			stack = append(stack, i)
-		case ")", "}":
-			want := "("
-			if t.text == "}" {
-				want = "{"
-			}
+		case ")", "}", "]":
+			want := map[string]string{")": "(", "}": "{", "]": "["}[t.text]
 			if len(stack) == 0 || toks[stack[len(stack)-1]].text != want {
 				return nil, errorAt(catalog.ErrInvalid, src, t.pos, "unbalanced %q", t.text)
 			}
