@@ -150,6 +150,11 @@ func bindListExtract(name string, args []vec.Expr) (*vec.BoundFunc, error) {
 	if err := arity(name, args, 2, 2); err != nil {
 		return nil, err
 	}
+	if isNullT(args[0].Type()) {
+		return &vec.BoundFunc{Ret: args[0].Type(), NullOnNullInput: true, Kernel: func(c *vec.Ctx, _ []arrow.Array, n int) (arrow.Array, error) {
+			return array.MakeArrayOfNull(c.Mem, arrow.Null, n), nil
+		}}, nil
+	}
 	if isStrT(args[0].Type()) {
 		return nil, unsupportedf("%s over VARCHAR (a string subscript) is not supported; use SUBSTRING", name)
 	}
