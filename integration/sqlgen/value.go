@@ -73,6 +73,12 @@ func ListV(elems []Value) Value {
 	return StrV("[" + strings.Join(s, ", ") + "]")
 }
 
+// IntervalV is an INTERVAL, compared by its fields (months, days,
+// microseconds) as both engines keep them (no normalisation).
+func IntervalV(months, days int32, micros int64) Value {
+	return StrV(fmt.Sprintf("%d months %d days %d us", months, days, micros))
+}
+
 // BigV is an exact number unscaled·10^-scale (an Int when it fits).
 func BigV(unscaled *big.Int, scale int) Value {
 	if scale == 0 && unscaled.IsInt64() {
@@ -365,6 +371,12 @@ func ArrowValue(arr arrow.Array, i int) (Value, error) {
 		return ArrowValue(a.Dictionary(), a.GetValueIndex(i))
 	case *array.Null:
 		return Value{}, nil
+	case *array.MonthDayNanoInterval:
+		v := a.Value(i)
+		if v.Nanoseconds%1000 != 0 {
+			return StrV(fmt.Sprintf("%d months %d days %d ns", v.Months, v.Days, v.Nanoseconds)), nil
+		}
+		return IntervalV(v.Months, v.Days, v.Nanoseconds/1000), nil
 	case *array.List:
 		s, e := a.ValueOffsets(i)
 		elems := make([]Value, 0, e-s)
