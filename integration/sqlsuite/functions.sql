@@ -281,8 +281,11 @@ SELECT id FROM t4 ORDER BY [id] LIMIT 3;
 -- known: lists of different element types do not unify ([[1], [INTEGER]])
 SELECT [[1, 2], [i]] AS l FROM t4 WHERE id < 3;
 SELECT id, t4.* EXCLUDE (id, ts) FROM t4 WHERE id < 5;
--- known: COLUMNS() is not supported
 SELECT COLUMNS('^k') FROM t4 WHERE id < 5;
+SELECT id, COLUMNS('^(s|dt)$'), COLUMNS(*) FROM t4 WHERE id < 4;
+SELECT COLUMNS('^zz') FROM t4;
+-- known: COLUMNS(...) inside an expression is not supported
+SELECT MIN(COLUMNS('^k')) FROM t4;
 SELECT id FROM t4 WHERE s <> ALL (SELECT s FROM t3 WHERE id < 20);
 SELECT id, i = SOME (SELECT i FROM t3 WHERE id < 30) AS x FROM t4;
 SELECT v.x, t4.id FROM (VALUES (1), (5), (NULL)) AS v(x) LEFT JOIN t4 ON t4.i = v.x;
