@@ -274,6 +274,9 @@ SELECT k2, LIST(id ORDER BY id) AS ids, ARRAY_AGG(s ORDER BY id DESC) AS ss, LEN
 SELECT k2 % 3 AS g, ARRAY_AGG(d ORDER BY d NULLS FIRST, id) AS ds, LIST(dt ORDER BY id) AS dts, LIST(flag ORDER BY id) AS fs FROM t3 GROUP BY 1;
 SELECT LIST(id ORDER BY id) AS l FROM t4 WHERE id > 1000000;
 SELECT k2, LIST_CONTAINS(LIST(i), 7) AS has7, ARRAY_AGG(id ORDER BY id)[1] AS first_id FROM t4 GROUP BY k2;
+SELECT id, STRING_SPLIT(s, 'b') AS a, STR_SPLIT(s, '') AS b, STRING_SPLIT(s, NULL) AS c, STRING_TO_ARRAY(s, ' ')[1] AS d, LEN(STRING_SPLIT(s, 'a')) AS n FROM t4;
+SELECT id, ARRAY_TO_STRING([s, 'x', s], '-') AS a, ARRAY_TO_STRING([i, k2], ',') AS b, ARRAY_TO_STRING([d, f], '|') AS c, ARRAY_TO_STRING([dt, NULL], ';') AS e FROM t4 WHERE id < 40;
+SELECT k2, LIST_SORT(LIST(i)) AS a, ARRAY_SORT(LIST(s), 'DESC') AS b, LIST_REVERSE_SORT(LIST(d)) AS c, LIST_SORT(LIST(f), 'ASC', 'NULLS FIRST') AS e, ARRAY_TO_STRING(LIST_SORT(LIST(s)), ',') AS g FROM t4 GROUP BY k2;
 -- known: lists do not compare (=, <), sort or group
 SELECT [1, 2] = [1, 2] AS x;
 -- known: lists do not compare (=, <), sort or group

@@ -139,6 +139,13 @@ func listArray(mem memory.Allocator, t arrow.DataType, offs []int32, vals arrow.
 	return array.MakeFromData(data)
 }
 
+// nullOfNull binds f(NULL, ...) over an untyped NULL list: NULL.
+func nullOfNull(t arrow.DataType) *vec.BoundFunc {
+	return &vec.BoundFunc{Ret: t, NullOnNullInput: true, Kernel: func(c *vec.Ctx, _ []arrow.Array, n int) (arrow.Array, error) {
+		return array.MakeArrayOfNull(c.Mem, arrow.Null, n), nil
+	}}
+}
+
 func listArg(name string, args []vec.Expr) error {
 	if t := args[0].Type(); !isListT(t) {
 		return argTypeErr(name, 0, args[0], "a list")
@@ -151,9 +158,7 @@ func bindListExtract(name string, args []vec.Expr) (*vec.BoundFunc, error) {
 		return nil, err
 	}
 	if isNullT(args[0].Type()) {
-		return &vec.BoundFunc{Ret: args[0].Type(), NullOnNullInput: true, Kernel: func(c *vec.Ctx, _ []arrow.Array, n int) (arrow.Array, error) {
-			return array.MakeArrayOfNull(c.Mem, arrow.Null, n), nil
-		}}, nil
+		return nullOfNull(args[0].Type()), nil
 	}
 	if isStrT(args[0].Type()) {
 		return nil, unsupportedf("%s over VARCHAR (a string subscript) is not supported; use SUBSTRING", name)
@@ -222,6 +227,11 @@ func bindListLen(name string, args []vec.Expr) (*vec.BoundFunc, error) {
 func bindListContains(name string, args []vec.Expr) (*vec.BoundFunc, error) {
 	if err := arity(name, args, 2, 2); err != nil {
 		return nil, err
+	}
+	if isNullT(args[0].Type()) {
+		return &vec.BoundFunc{Ret: tBool, NullOnNullInput: true, Kernel: func(c *vec.Ctx, _ []arrow.Array, n int) (arrow.Array, error) {
+			return array.MakeArrayOfNull(c.Mem, tBool, n), nil
+		}}, nil
 	}
 	if err := listArg(name, args); err != nil {
 		return nil, err
