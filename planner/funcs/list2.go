@@ -27,6 +27,67 @@ func init() {
 	register("ARRAY_TO_STRING", nil, bindArrayToString)
 	register("LIST_SORT", []string{"ARRAY_SORT"}, bindListSort(false))
 	register("LIST_REVERSE_SORT", []string{"ARRAY_REVERSE_SORT"}, bindListSort(true))
+	register("LIST_SLICE", []string{"ARRAY_SLICE"}, bindListSlice)
+}
+
+// bindListSlice is list_slice(l, b, e) = l[b:e]: 1-based, both ends
+// included; a negative bound counts from the end (-1 is the last), then b
+// is at least 1 and e at most the length; b > e is the empty list; a NULL
+// argument gives NULL (DuckDB's rules).
+func bindListSlice(name string, args []vec.Expr) (*vec.BoundFunc, error) {
+	if err := arity(name, args, 3, 3); err != nil {
+		return nil, err
+	}
+	if isNullT(args[0].Type()) {
+		return nullOfNull(args[0].Type()), nil
+	}
+	if isStrT(args[0].Type()) {
+		return nil, unsupportedf("%s over VARCHAR (a string slice) is not supported; use SUBSTRING", name)
+	}
+	if err := listArg(name, args); err != nil {
+		return nil, err
+	}
+	for i := 1; i < 3; i++ {
+		if t := args[i].Type(); !vec.IsInteger(t) && !isNullT(t) {
+			return nil, argTypeErr(name, i, args[i], "an integer index")
+		}
+	}
+	lt := args[0].Type()
+	return &vec.BoundFunc{Ret: lt, ArgTypes: []arrow.DataType{lt, tInt64, tInt64}, NullOnNullInput: true,
+		Kernel: func(c *vec.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+			l := a[0].(*array.List)
+			bs, es := a[1].(*array.Int64), a[2].(*array.Int64)
+			offs := l.Offsets()
+			var idx []int32
+			out := make([]int32, n+1)
+			has := make([]bool, n)
+			for r := range n {
+				out[r+1] = out[r]
+				if l.IsNull(r) || bs.IsNull(r) || es.IsNull(r) {
+					continue
+				}
+				has[r] = true
+				s, ln := int64(offs[r]), int64(offs[r+1]-offs[r])
+				b, e := bs.Value(r), es.Value(r)
+				if b < 0 {
+					b += ln + 1
+				}
+				if e < 0 {
+					e += ln + 1
+				}
+				b, e = max(b, 1), min(e, ln)
+				for k := b; k <= e; k++ {
+					idx = append(idx, int32(s+k-1))
+				}
+				out[r+1] = int32(len(idx))
+			}
+			v, err := takeIdx(c.Mem, l.ListValues(), idx, nil)
+			if err != nil {
+				return nil, err
+			}
+			defer v.Release()
+			return listArray(c.Mem, lt, out, v, has), nil
+		}}, nil
 }
 
 func bindStringSplit(name string, args []vec.Expr) (*vec.BoundFunc, error) {

@@ -56,6 +56,7 @@ func lex(sql string) ([]token, error) {
 func lexMode(sql string, plainBackslash bool) ([]token, error) {
 	toks := make([]token, 0, len(sql)/2+8)
 	nparam := 0
+	brackets := 0 // open [ ... ]: a ':' there is a list slice
 	i := 0
 	for i < len(sql) {
 		c := sql[i]
@@ -142,8 +143,14 @@ func lexMode(sql string, plainBackslash bool) ([]token, error) {
 			if i == start {
 				i++
 			}
-			if sql[start:i] == ":" {
-				return nil, paimon.Errorf(catalog.ErrUnsupported, "':' at position %d: named parameters (:name; use ?) and list slices (x[a:b]) are not supported", start+1)
+			switch sql[start:i] {
+			case "[":
+				brackets++
+			case "]":
+				brackets--
+			}
+			if sql[start:i] == ":" && brackets <= 0 {
+				return nil, paimon.Errorf(catalog.ErrUnsupported, "named parameters (:name) at position %d are not supported; use ?", start+1)
 			}
 			toks = append(toks, token{tPunct, sql[start:i], start})
 		}

@@ -18,6 +18,7 @@ func TestListSyntax(t *testing.T) {
 		{`SELECT t.l[1] + 1 FROM t WHERE 2 IN (SELECT x[1] FROM u)`, "SELECT list_extract(t.l, 1) + 1 FROM t WHERE 2 IN (SELECT list_extract(x, 1) FROM u)"},
 		{`SELECT CASE WHEN a THEN [1] ELSE [2] END, x::INT[] FROM t`, "SELECT CASE WHEN a THEN list_value(1) ELSE list_value(2) END, paimon_cast(x, 'INT[]') FROM t"},
 		{`SELECT '[1]', array FROM t`, "SELECT '[1]', array FROM t"},
+		{`SELECT l[2:3], l[:i], l[-2:], [1, 2][f(a):b[1]] FROM t`, "SELECT list_slice(l, 2, 3), list_slice(l, 1, i), list_slice(l, -2, 9223372036854775807), list_slice(list_value(1, 2), f(a), list_extract(b, 1)) FROM t"},
 	}
 	for _, c := range cases {
 		st, err := Parse(c.in)
@@ -34,10 +35,12 @@ func TestListSyntax(t *testing.T) {
 		}
 	}
 	for in, kind := range map[string]error{
-		`SELECT [1, 2`:         catalog.ErrInvalid,
-		`SELECT (1, 2]`:        catalog.ErrInvalid,
-		`SELECT l[] FROM t`:    catalog.ErrInvalid,
-		`SELECT l[1:2] FROM t`: catalog.ErrUnsupported,
+		`SELECT [1, 2`:           catalog.ErrInvalid,
+		`SELECT (1, 2]`:          catalog.ErrInvalid,
+		`SELECT l[] FROM t`:      catalog.ErrInvalid,
+		`SELECT l[1:2:3] FROM t`: catalog.ErrUnsupported,
+		`SELECT [1:2]`:           catalog.ErrInvalid,
+		`SELECT a : b FROM t`:    catalog.ErrUnsupported,
 	} {
 		if _, err := Parse(in); !errors.Is(err, kind) {
 			t.Errorf("Parse(%q) = %v, want %v", in, err, kind)
