@@ -14,10 +14,10 @@ import (
 )
 
 // More list functions (DuckDB's): string_split(s, sep) → VARCHAR[]
-// (aliases str_split, string_to_array): '' gives [''], an empty separator
+// (aliases str_split, string_to_array): ” gives [”], an empty separator
 // splits into characters, a NULL separator gives [s];
 // array_to_string(l, sep): the non-NULL elements cast to VARCHAR, joined
-// (a NULL separator joins with ','; [] gives '', a list of only NULLs
+// (a NULL separator joins with ','; [] gives ”, a list of only NULLs
 // NULL); list_sort/array_sort(l [, 'ASC' |
 // 'DESC' [, 'NULLS FIRST' | 'NULLS LAST']]) and list_reverse_sort /
 // array_reverse_sort(l [, nulls]): NULLs last unless asked, NaN above
