@@ -14,10 +14,12 @@ import (
 )
 
 // More list functions (DuckDB's): string_split(s, sep) → VARCHAR[]
-// (aliases str_split, string_to_array): ” gives [”], an empty separator
+// (aliases str_split, string_to_array): the empty string gives a list of
+// one empty string, an empty separator
 // splits into characters, a NULL separator gives [s];
 // array_to_string(l, sep): the non-NULL elements cast to VARCHAR, joined
-// (a NULL separator joins with ','; [] gives ”, a list of only NULLs
+// (a NULL separator joins with a comma; the empty list gives the empty
+// string, a list of only NULLs
 // NULL); list_sort/array_sort(l [, 'ASC' |
 // 'DESC' [, 'NULLS FIRST' | 'NULLS LAST']]) and list_reverse_sort /
 // array_reverse_sort(l [, nulls]): NULLs last unless asked, NaN above
