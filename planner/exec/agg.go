@@ -213,11 +213,20 @@ func resolveAgg(a *AggExpr) (aggSpec, error) {
 		if ok && lit.Value.IsValid() {
 			q, ok = quantFracOf(lit.Value)
 		}
-		if t := sp.types[0]; !ok || !(q.f >= 0 && q.f <= 1) || !(aggIsFloat(t) || t.ID() == arrow.DECIMAL128 || t.ID() == arrow.NULL) {
+		t := sp.types[0]
+		disc := sp.fn == "QUANTILE_DISC" && quantDiscOrdered(t)
+		if !ok || !(q.f >= 0 && q.f <= 1) || !(aggIsFloat(t) || t.ID() == arrow.DECIMAL128 || t.ID() == arrow.NULL || disc) {
 			return sp, fmt.Errorf("exec: %s: the quantile must be a constant in [0, 1] over a DOUBLE or DECIMAL argument", sp.name)
 		}
 		sp.qf = q
 		sp.args, sp.types = a.Args[:1], sp.types[:1]
+		if disc {
+			// The ordered aggregate keeps (group, x) sorted by x; finish
+			// picks each group's DISC index (agg_ordered.go).
+			if sp.distinct {
+				return sp, fmt.Errorf("exec: %s: QUANTILE_DISC(DISTINCT ...) over %s is not supported", sp.name, t)
+			}
+		}
 	case "STRING_AGG":
 		sp.sep = ","
 		if len(a.Args) == 2 {
@@ -237,6 +246,16 @@ func resolveAgg(a *AggExpr) (aggSpec, error) {
 	}
 	sp.skipNulls = sp.fn != "COUNT_STAR" && sp.fn != "COUNT_ROW"
 	sp.nval = len(sp.args)
+	if sp.fn == "QUANTILE_DISC" && quantDiscOrdered(sp.types[0]) {
+		if len(a.OrderBy) > 0 {
+			return sp, fmt.Errorf("exec: %s: ORDER BY inside QUANTILE_DISC", sp.name)
+		}
+		x := sp.args[0]
+		sp.args = []vec.Expr{x, x}
+		sp.types = []arrow.DataType{sp.types[0], sp.types[0]}
+		sp.nval, sp.orders, sp.ordered = 1, []SortOrder{{}}, true
+		return sp, nil // NULL values skipped (skipNulls)
+	}
 	if len(a.OrderBy) > 0 {
 		if strings.EqualFold(strings.TrimSpace(a.Func), "FIRST") {
 			sp.fn = "FIRST"

@@ -194,6 +194,8 @@ func (a *aggOrdered) finish(mem memory.Allocator) (arrow.Array, error) {
 	switch sp.fn {
 	case "LIST":
 		return aggListFinish(mem, sp.out, a.n, vals[0], gs, perm)
+	case "QUANTILE_DISC":
+		return quantDiscFinish(mem, sp.qf, a.n, vals[0], gs, perm)
 	case "FIRST", "LAST":
 		idx := make([]int32, a.n)
 		valid := make([]bool, a.n)

@@ -1,12 +1,14 @@
 package exec
 
 import (
+	"context"
 	"math"
 	"math/big"
 	"math/bits"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
 )
 
@@ -123,4 +125,32 @@ func fitsExactFloat(n decimal128.Num) bool {
 		return int64(lo) < 0 && int64(lo) >= -two53
 	}
 	return false
+}
+
+// quantDiscOrdered reports whether QUANTILE_DISC over t runs as an
+// ordered aggregate (types other than DOUBLE/DECIMAL with an order).
+func quantDiscOrdered(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.NULL, arrow.DECIMAL128, arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64,
+		arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.STRUCT, arrow.MAP:
+		return false
+	}
+	return Orderable(t)
+}
+
+// quantDiscFinish picks each group's QUANTILE_DISC value: perm lists the
+// non-NULL rows sorted by group then value, gs[r] is row r's group.
+func quantDiscFinish(mem memory.Allocator, q quantFrac, n int, vals arrow.Array, gs []int32, perm []int32) (arrow.Array, error) {
+	idx := make([]int32, n)
+	valid := make([]bool, n)
+	for s := 0; s < len(perm); {
+		g := gs[perm[s]]
+		e := s
+		for e < len(perm) && gs[perm[e]] == g {
+			e++
+		}
+		idx[g], valid[g] = perm[s+q.discIndex(e-s)], true
+		s = e
+	}
+	return takeInt32(context.Background(), mem, vals, idx, valid)
 }

@@ -135,3 +135,40 @@ func TestQuantFracOf(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantileDiscTyped: QUANTILE_DISC over integers, strings and dates
+// keeps the argument's type and picks max(1, ceil(n·q))-1 of the sorted
+// non-NULL values.
+func TestQuantileDiscTyped(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	for _, split := range []struct{ parts, size int }{{1, 100}, {3, 1}, {2, 2}} {
+		b := aggBatch([]string{"g", "i", "s", "d"},
+			aggArr(mem, arrow.PrimitiveTypes.Int64, 1, 1, 1, 1, 2, 2),
+			aggArr(mem, arrow.PrimitiveTypes.Int32, 40, nil, 10, 30, nil, nil),
+			aggArr(mem, arrow.BinaryTypes.String, "b", "d", "a", "c", "z", nil),
+			aggArr(mem, arrow.FixedWidthTypes.Date32, 3, 1, 2, 4, nil, 9),
+		)
+		v := aggSplit(b, split.parts, split.size)
+		defer aggReleaseValues(v)
+		s := v.Schema()
+		c := func(n string) vec.Expr { return aggColumn(s, n) }
+		aggs := []AggExpr{
+			aggE("QUANTILE_DISC", "i5", c("i"), qNum(t, "0.5")),
+			aggE("QUANTILE_DISC", "s25", c("s"), qNum(t, "0.25")),
+			aggE("QUANTILE_DISC", "s1", c("s"), qNum(t, "1")),
+			aggE("QUANTILE_DISC", "d0", c("d"), qNum(t, "0")),
+		}
+		h := aggMust(t, v, []vec.Expr{c("g")}, aggs, nil)
+		for i, want := range []arrow.DataType{arrow.PrimitiveTypes.Int32, arrow.BinaryTypes.String, arrow.BinaryTypes.String, arrow.FixedWidthTypes.Date32} {
+			if got := h.Schema().Field(i + 1).Type; !arrow.TypeEqual(got, want) {
+				t.Fatalf("%s is %s, want %s", h.Schema().Field(i+1).Name, got, want)
+			}
+		}
+		got := aggRows(t, aggTC(mem, nil), h)
+		aggCheck(t, got,
+			"1|30|a|d|1970-01-02",
+			"2|NULL|z|z|1970-01-10",
+		)
+	}
+}

@@ -217,6 +217,9 @@ func AggResultType(fn string, args []arrow.DataType) (arrow.DataType, bool, erro
 		if t := args[0]; t.ID() == arrow.DECIMAL128 {
 			return t, true, nil // DuckDB: a DECIMAL quantile keeps its type
 		}
+		if t := args[0]; f == "QUANTILE_DISC" && quantDiscOrdered(t) {
+			return t, true, nil // picked from the sorted values, any orderable type
+		}
 		if t := args[0]; aggIsInt(t) || aggIsFloat(t) || t.ID() == arrow.NULL {
 			return arrow.PrimitiveTypes.Float64, true, nil
 		}
