@@ -136,6 +136,14 @@ func SQLValue(v any) Value {
 		return BoolV(x)
 	case time.Time:
 		return TimeV(x)
+	case duckdb.Interval:
+		return IntervalV(x.Months, x.Days, x.Micros)
+	case []any:
+		elems := make([]Value, len(x))
+		for i, e := range x {
+			elems[i] = SQLValue(e)
+		}
+		return ListV(elems)
 	}
 	return StrV(fmt.Sprint(v))
 }

@@ -62,6 +62,23 @@ func BoolV(b bool) Value {
 	return Value{Kind: Bool}
 }
 
+// ListV is a LIST value: compared by its rendering "[e1, e2, ...]" (each
+// element as Value.String renders it), so both engines' lists agree when
+// their elements do, in order.
+func ListV(elems []Value) Value {
+	s := make([]string, len(elems))
+	for i, e := range elems {
+		s[i] = e.String()
+	}
+	return StrV("[" + strings.Join(s, ", ") + "]")
+}
+
+// IntervalV is an INTERVAL, compared by its fields (months, days,
+// microseconds) as both engines keep them (no normalisation).
+func IntervalV(months, days int32, micros int64) Value {
+	return StrV(fmt.Sprintf("%d months %d days %d us", months, days, micros))
+}
+
 // BigV is an exact number unscaled·10^-scale (an Int when it fits).
 func BigV(unscaled *big.Int, scale int) Value {
 	if scale == 0 && unscaled.IsInt64() {
@@ -354,6 +371,23 @@ func ArrowValue(arr arrow.Array, i int) (Value, error) {
 		return ArrowValue(a.Dictionary(), a.GetValueIndex(i))
 	case *array.Null:
 		return Value{}, nil
+	case *array.MonthDayNanoInterval:
+		v := a.Value(i)
+		if v.Nanoseconds%1000 != 0 {
+			return StrV(fmt.Sprintf("%d months %d days %d ns", v.Months, v.Days, v.Nanoseconds)), nil
+		}
+		return IntervalV(v.Months, v.Days, v.Nanoseconds/1000), nil
+	case *array.List:
+		s, e := a.ValueOffsets(i)
+		elems := make([]Value, 0, e-s)
+		for j := s; j < e; j++ {
+			v, err := ArrowValue(a.ListValues(), int(j))
+			if err != nil {
+				return Value{}, err
+			}
+			elems = append(elems, v)
+		}
+		return ListV(elems), nil
 	}
 	return StrV(arr.ValueStr(i)), nil
 }

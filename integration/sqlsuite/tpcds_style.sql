@@ -150,6 +150,10 @@ SELECT l_returnflag, STDDEV(l_quantity) AS sd, STDDEV_POP(l_quantity) AS sdp, VA
 SELECT l_linestatus, MEDIAN(l_quantity) AS m FROM lineitem GROUP BY l_linestatus;
 SELECT QUANTILE_CONT(l_extendedprice, 0.25) AS q FROM lineitem;
 SELECT QUANTILE_DISC(l_quantity, 0.9) AS q FROM lineitem;
+SELECT o_orderpriority, ARRAY_AGG(o_orderkey ORDER BY o_totalprice DESC, o_orderkey)[1] AS top, LEN(LIST(o_orderkey)) AS n FROM orders GROUP BY o_orderpriority;
+SELECT o_orderpriority, LIST(o_orderstatus ORDER BY o_orderkey)[1:2] AS s FROM orders GROUP BY o_orderpriority;
+SELECT n_name, LIST(r_name ORDER BY r_name) AS r FROM nation JOIN region ON n_regionkey = r_regionkey GROUP BY n_name;
+SELECT l_returnflag, MEDIAN(l_extendedprice) AS m, QUANTILE_CONT(l_extendedprice, 0.37) AS q, QUANTILE_CONT(l_discount - 0.05, 0.5) AS dq, QUANTILE_DISC(l_tax, 0.5) AS t FROM lineitem GROUP BY l_returnflag;
 SELECT BOOL_AND(l_quantity > 0) AS a, BOOL_OR(l_quantity > 49) AS o FROM lineitem;
 -- ordered
 SELECT n_regionkey, STRING_AGG(n_name, ',' ORDER BY n_name) AS names FROM nation GROUP BY n_regionkey ORDER BY n_regionkey;

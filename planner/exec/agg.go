@@ -69,8 +69,8 @@ type aggSpec struct {
 	out       arrow.DataType
 	nullable  bool
 	sep       string
-	q         float64 // QUANTILE_CONT / QUANTILE_DISC fraction
-	skipNulls bool    // rows where an argument is NULL are not aggregated
+	qf        quantFrac // QUANTILE_CONT / QUANTILE_DISC fraction
+	skipNulls bool      // rows where an argument is NULL are not aggregated
 	// ORDER BY inside the call (agg_ordered.go): args[nval:] are the keys.
 	ordered bool
 	nval    int
@@ -209,15 +209,24 @@ func resolveAgg(a *AggExpr) (aggSpec, error) {
 		}
 	case "QUANTILE_CONT", "QUANTILE_DISC":
 		lit, ok := vec.IsConst(a.Args[1])
-		var q float64
+		var q quantFrac
 		if ok && lit.Value.IsValid() {
-			q, ok = aggConstFloat(lit.Value)
+			q, ok = quantFracOf(lit.Value)
 		}
-		if !ok || !(q >= 0 && q <= 1) || !aggIsFloat(sp.types[0]) {
-			return sp, fmt.Errorf("exec: %s: the quantile must be a constant in [0, 1] over a DOUBLE argument", sp.name)
+		t := sp.types[0]
+		disc := sp.fn == "QUANTILE_DISC" && quantDiscOrdered(t)
+		if !ok || !(q.f >= 0 && q.f <= 1) || !(aggIsFloat(t) || t.ID() == arrow.DECIMAL128 || t.ID() == arrow.NULL || disc) {
+			return sp, fmt.Errorf("exec: %s: the quantile must be a constant in [0, 1] over a DOUBLE or DECIMAL argument", sp.name)
 		}
-		sp.q = q
+		sp.qf = q
 		sp.args, sp.types = a.Args[:1], sp.types[:1]
+		if disc {
+			// The ordered aggregate keeps (group, x) sorted by x; finish
+			// picks each group's DISC index (agg_ordered.go).
+			if sp.distinct {
+				return sp, fmt.Errorf("exec: %s: QUANTILE_DISC(DISTINCT ...) over %s is not supported", sp.name, t)
+			}
+		}
 	case "STRING_AGG":
 		sp.sep = ","
 		if len(a.Args) == 2 {
@@ -237,6 +246,16 @@ func resolveAgg(a *AggExpr) (aggSpec, error) {
 	}
 	sp.skipNulls = sp.fn != "COUNT_STAR" && sp.fn != "COUNT_ROW"
 	sp.nval = len(sp.args)
+	if sp.fn == "QUANTILE_DISC" && quantDiscOrdered(sp.types[0]) {
+		if len(a.OrderBy) > 0 {
+			return sp, fmt.Errorf("exec: %s: ORDER BY inside QUANTILE_DISC", sp.name)
+		}
+		x := sp.args[0]
+		sp.args = []vec.Expr{x, x}
+		sp.types = []arrow.DataType{sp.types[0], sp.types[0]}
+		sp.nval, sp.orders, sp.ordered = 1, []SortOrder{{}}, true
+		return sp, nil // NULL values skipped (skipNulls)
+	}
 	if len(a.OrderBy) > 0 {
 		if strings.EqualFold(strings.TrimSpace(a.Func), "FIRST") {
 			sp.fn = "FIRST"
@@ -245,6 +264,13 @@ func resolveAgg(a *AggExpr) (aggSpec, error) {
 			return sp, err
 		}
 		sp.skipNulls = sp.fn == "STRING_AGG"
+	} else if sp.fn == "LIST" {
+		// LIST keeps its rows (NULLs included) in the ordered aggregate's
+		// table, in arrival order.
+		if err := resolveOrdered(&sp, a); err != nil {
+			return sp, err
+		}
+		sp.skipNulls = false
 	} else if sp.fn == "LAST" {
 		return sp, fmt.Errorf("exec: %s: LAST needs ORDER BY", sp.name)
 	}
@@ -310,7 +336,7 @@ func (sp *aggSpec) newAcc(mem memory.Allocator) (aggAcc, error) {
 		case "STRING_AGG":
 			return &aggStrAgg{dt: sp.out, sep: sp.sep}, nil
 		case "QUANTILE_CONT", "QUANTILE_DISC":
-			return &aggQuantile{q: sp.q, disc: sp.fn == "QUANTILE_DISC"}, nil
+			return newAggQuantile(sp), nil
 		case "PRODUCT", "GEOMEAN":
 			return &aggProduct{geo: sp.fn == "GEOMEAN"}, nil
 		case "BIT_AND", "BIT_OR", "BIT_XOR":

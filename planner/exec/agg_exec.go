@@ -591,11 +591,12 @@ func (s *aggStream) finish(parts []*aggPartial) error {
 }
 
 // orderSensitive reports whether a result depends on the order rows are
-// added in (floating-point SUM, AVG and the variance family).
+// added in (floating-point SUM, AVG and the variance family; STRING_AGG
+// and LIST without ORDER BY).
 func (h *HashAggregate) orderSensitive() bool {
 	for _, a := range h.Aggs {
 		switch aggCanon(a.Func, len(a.Args)) {
-		case "STRING_AGG", "ANY_VALUE", "ARG_MAX", "ARG_MIN", "MODE":
+		case "STRING_AGG", "LIST", "ANY_VALUE", "ARG_MAX", "ARG_MIN", "MODE":
 			return true
 		case "SUM", "AVG", "STDDEV_SAMP", "STDDEV_POP", "VAR_SAMP", "VAR_POP", "PRODUCT", "GEOMEAN",
 			"CORR", "COVAR_POP", "COVAR_SAMP", "REGR_SLOPE", "REGR_INTERCEPT", "REGR_R2",

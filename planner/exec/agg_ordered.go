@@ -30,7 +30,7 @@ import (
 // resolveOrdered completes sp for a.OrderBy (sp.args/types hold the values).
 func resolveOrdered(sp *aggSpec, a *AggExpr) error {
 	switch sp.fn {
-	case "STRING_AGG", "FIRST", "LAST":
+	case "STRING_AGG", "FIRST", "LAST", "LIST":
 	default:
 		return fmt.Errorf("exec: %s: ORDER BY inside %s is not supported", sp.name, sp.fn)
 	}
@@ -192,6 +192,10 @@ func (a *aggOrdered) finish(mem memory.Allocator) (arrow.Array, error) {
 		sort.Slice(perm, func(i, j int) bool { return cmp(int(perm[i]), int(perm[j])) < 0 })
 	}
 	switch sp.fn {
+	case "LIST":
+		return aggListFinish(mem, sp.out, a.n, vals[0], gs, perm)
+	case "QUANTILE_DISC":
+		return quantDiscFinish(mem, sp.qf, a.n, vals[0], gs, perm)
 	case "FIRST", "LAST":
 		idx := make([]int32, a.n)
 		valid := make([]bool, a.n)

@@ -61,6 +61,8 @@ func aggCanon(fn string, nargs int) string {
 		return "BOOL_AND"
 	case "GROUP_CONCAT", "LISTAGG":
 		return "STRING_AGG"
+	case "ARRAY_AGG":
+		return "LIST"
 	case "ARBITRARY", "FIRST":
 		return "ANY_VALUE"
 	case "MAX_BY", "ARGMAX":
@@ -130,6 +132,14 @@ func AggResultType(fn string, args []arrow.DataType) (arrow.DataType, bool, erro
 			return arrow.PrimitiveTypes.Float64, true, nil
 		}
 		return bad()
+	case "LIST":
+		if err := want(1); err != nil {
+			return nil, false, err
+		}
+		if t := args[0]; t.ID() == arrow.LIST || t.ID() == arrow.LARGE_LIST || !Orderable(t) {
+			return nil, false, paimon.Errorf(catalog.ErrUnsupported, "LIST/ARRAY_AGG of %s", aggTypeList(args))
+		}
+		return arrow.ListOfField(arrow.Field{Name: "item", Type: args[0], Nullable: true}), true, nil
 	case "MIN", "MAX", "ANY_VALUE", "LAST":
 		if err := want(1); err != nil {
 			return nil, false, err
@@ -204,7 +214,13 @@ func AggResultType(fn string, args []arrow.DataType) (arrow.DataType, bool, erro
 		if len(args) != 2 {
 			return nil, false, fmt.Errorf("exec: %s takes 2 arguments, not %d", f, len(args))
 		}
-		if t := args[0]; aggIsInt(t) || aggIsFloat(t) || t.ID() == arrow.DECIMAL128 || t.ID() == arrow.NULL {
+		if t := args[0]; t.ID() == arrow.DECIMAL128 {
+			return t, true, nil // DuckDB: a DECIMAL quantile keeps its type
+		}
+		if t := args[0]; f == "QUANTILE_DISC" && quantDiscOrdered(t) {
+			return t, true, nil // picked from the sorted values, any orderable type
+		}
+		if t := args[0]; aggIsInt(t) || aggIsFloat(t) || t.ID() == arrow.NULL {
 			return arrow.PrimitiveTypes.Float64, true, nil
 		}
 		return bad()

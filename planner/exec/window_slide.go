@@ -1,12 +1,12 @@
 package exec
 
 import (
-	"math"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 )
 
 // Sliding window aggregates: for frames without an exclusion, every row's
@@ -176,28 +176,36 @@ func runWinSlider(tc *TaskCtx, fn string, frame string, fm *frameSet, s winSlide
 // ---- QUANTILE / MEDIAN ---------------------------------------------------------
 
 type quantSlider struct {
-	q      float64
-	disc   bool
-	vals   []float64
-	valid  func(int) bool
-	rank   []int32 // row -> 1-based position in its partition's sorted values
-	sorted []float64
-	bit    []int32
-	cnt    int
-	out    []float64
-	has    []bool
-	idx    []int32
+	q     quantFrac
+	disc  bool
+	vals  []float64
+	dvals []decimal128.Num // DECIMAL argument (dec set)
+	dec   *arrow.Decimal128Type
+	valid func(int) bool
+	rank  []int32 // row -> 1-based position in its partition's sorted values
+	bit   []int32
+	cnt   int
+	out   []float64
+	dout  []decimal128.Num
+	has   []bool
+	idx   []int32 // the partition's valid rows, sorted by value
 }
 
 func newQuantSlider(sp *aggSpec, x arrow.Array, valid func(int) bool, n int) (winSlider, error) {
-	s := &quantSlider{q: sp.q, disc: sp.fn == "QUANTILE_DISC", valid: valid, rank: make([]int32, n), out: make([]float64, n), has: make([]bool, n)}
+	s := &quantSlider{q: sp.qf, disc: sp.fn == "QUANTILE_DISC", valid: valid, rank: make([]int32, n), has: make([]bool, n)}
 	switch c := x.(type) {
 	case *array.Float64:
 		s.vals = c.Float64Values()
+		s.out = make([]float64, n)
+	case *array.Decimal128:
+		s.dvals = c.Values()
+		s.dec = c.DataType().(*arrow.Decimal128Type)
+		s.dout = make([]decimal128.Num, n)
 	case *array.Null:
 		s.valid = func(int) bool { return false }
+		s.out = make([]float64, n)
 	default:
-		return nil, winInvalidf("QUANTILE over %s (want DOUBLE)", x.DataType())
+		return nil, winInvalidf("QUANTILE over %s (want DOUBLE or DECIMAL)", x.DataType())
 	}
 	return s, nil
 }
@@ -209,11 +217,13 @@ func (s *quantSlider) part(ps, pe int) {
 			s.idx = append(s.idx, int32(j))
 		}
 	}
-	slices.SortFunc(s.idx, func(a, b int32) int { return aggCmpFloat(s.vals[a], s.vals[b]) })
-	s.sorted = s.sorted[:0]
+	if s.dec != nil {
+		slices.SortFunc(s.idx, func(a, b int32) int { return s.dvals[a].Cmp(s.dvals[b]) })
+	} else {
+		slices.SortFunc(s.idx, func(a, b int32) int { return aggCmpFloat(s.vals[a], s.vals[b]) })
+	}
 	for k, j := range s.idx {
 		s.rank[j] = int32(k + 1)
-		s.sorted = append(s.sorted, s.vals[j])
 	}
 	s.bit = aggGrow(s.bit[:0], len(s.idx)+1)
 	clear(s.bit)
@@ -233,8 +243,8 @@ func (s *quantSlider) upd(j, d int) {
 func (s *quantSlider) add(j int)    { s.upd(j, 1) }
 func (s *quantSlider) remove(j int) { s.upd(j, -1) }
 
-// kth returns the k-th smallest (0-based) value in the frame.
-func (s *quantSlider) kth(k int) float64 {
+// kth returns the row of the k-th smallest (0-based) value in the frame.
+func (s *quantSlider) kth(k int) int32 {
 	pos, rem := 0, int32(k+1)
 	step := 1
 	for step*2 < len(s.bit) {
@@ -246,7 +256,7 @@ func (s *quantSlider) kth(k int) float64 {
 			rem -= s.bit[nx]
 		}
 	}
-	return s.sorted[pos] // position pos+1 (1-based)
+	return s.idx[pos] // position pos+1 (1-based)
 }
 
 func (s *quantSlider) emit(i int) {
@@ -255,23 +265,17 @@ func (s *quantSlider) emit(i int) {
 		return
 	}
 	s.has[i] = true
-	if s.disc {
-		k := max(1, int(math.Ceil(float64(n)*s.q))) - 1
-		s.out[i] = s.kth(min(k, n-1))
+	if s.dec != nil {
+		s.dout[i] = quantPickDec(s.q, s.disc, n, func(k int) decimal128.Num { return s.dvals[s.kth(k)] }, s.dec.Precision)
 		return
 	}
-	pos := float64(n-1) * s.q
-	lo, hi := math.Floor(pos), math.Ceil(pos)
-	x0 := s.kth(int(lo))
-	if lo == hi {
-		s.out[i] = x0
-		return
-	}
-	x1 := s.kth(int(hi))
-	s.out[i] = x0 + (pos-lo)*(x1-x0)
+	s.out[i] = quantPickFloat(s.q, s.disc, n, func(k int) float64 { return s.vals[s.kth(k)] })
 }
 
 func (s *quantSlider) result(tc *TaskCtx) (arrow.Array, error) {
+	if s.dec != nil {
+		return aggFixedArray(tc.Mem, s.dec, s.dout, s.has), nil
+	}
 	return aggFixedArray(tc.Mem, arrow.PrimitiveTypes.Float64, s.out, s.has), nil
 }
 

@@ -78,6 +78,9 @@ func bindLength(octets bool) func(string, []vec.Expr) (*vec.BoundFunc, error) {
 			return nil, err
 		}
 		t := args[0].Type()
+		if isListT(t) && !octets {
+			return bindListLen(name, args) // DuckDB: len/length of a list
+		}
 		binary := t.ID() == arrow.BINARY
 		if !binary && !isStrT(t) && !isNullT(t) {
 			return nil, argTypeErr(name, 0, args[0], "VARCHAR")

@@ -52,7 +52,7 @@ func (b *binder) unwrapAggOrder(e sqlparser.Expr) (sqlparser.Expr, *parse.AggOrd
 func (a *aggCtx) aggOrderKeys(b *binder, ag *exec.AggExpr, name string, ob sqlparser.OrderBy, within bool) error {
 	fn := ag.Func
 	switch {
-	case fn == "STRING_AGG":
+	case fn == "STRING_AGG", fn == "LIST":
 	case name == "first":
 		fn = "FIRST"
 	case fn == "LAST":

@@ -366,7 +366,7 @@ func (a *aggCtx) aggOf(b *binder, e sqlparser.Expr) (int, error) {
 		if ag.Func == "COUNT" && len(ag.Args) == 0 {
 			ag.Func = "COUNT_STAR"
 		}
-		if err := quantileArgs(&ag); err != nil {
+		if err := quantileArgs(&ag, true); err != nil {
 			return 0, err
 		}
 	}
@@ -569,10 +569,14 @@ func (a *aggCtx) grouping(b *binder, x *sqlparser.FuncExpr) (vec.Expr, error) {
 	return out, nil
 }
 
-// quantileArgs types MEDIAN(x) as QUANTILE_CONT(x, 0.5) and casts the
-// argument of QUANTILE_CONT/QUANTILE_DISC to DOUBLE (the results are
-// DOUBLE; DuckDB keeps DECIMAL for DECIMAL input: equal values).
-func quantileArgs(ag *exec.AggExpr) error {
+// quantileArgs types MEDIAN(x) as QUANTILE_CONT(x, 0.5) and casts a
+// non-DECIMAL argument of QUANTILE_CONT/QUANTILE_DISC to DOUBLE (the result
+// is DOUBLE); a DECIMAL argument stays, and so does its type in the result
+// (DuckDB's typing and interpolation, exec/agg_quantcore.go). With typed
+// (GROUP BY aggregates, not windows) QUANTILE_DISC of any other orderable
+// type (integers, DATE, TIMESTAMP, VARCHAR, BOOLEAN) keeps the argument
+// and its type, as DuckDB (exec runs it as an ordered aggregate).
+func quantileArgs(ag *exec.AggExpr, typed bool) error {
 	switch ag.Func {
 	case "MEDIAN":
 		if len(ag.Args) != 1 {
@@ -591,8 +595,15 @@ func quantileArgs(ag *exec.AggExpr) error {
 		return nil
 	}
 	t := ag.Args[0].Type()
+	if typed && ag.Func == "QUANTILE_DISC" && t != nil && t.ID() != arrow.NULL && t.ID() != arrow.DECIMAL128 &&
+		t.ID() != arrow.FLOAT64 && t.ID() != arrow.FLOAT32 && t.ID() != arrow.FLOAT16 && exec.Orderable(t) && !isListType(t) {
+		return nil
+	}
 	if !vec.IsNumeric(t) && t.ID() != arrow.NULL {
 		return unsupportedf("%s over %s", ag.Func, vec.TypeName(t))
+	}
+	if t.ID() == arrow.DECIMAL128 {
+		return nil
 	}
 	c, err := vec.NewCast(ag.Args[0], arrow.PrimitiveTypes.Float64)
 	if err != nil {
@@ -600,6 +611,10 @@ func quantileArgs(ag *exec.AggExpr) error {
 	}
 	ag.Args[0] = c
 	return nil
+}
+
+func isListType(t arrow.DataType) bool {
+	return t.ID() == arrow.LIST || t.ID() == arrow.LARGE_LIST || t.ID() == arrow.FIXED_SIZE_LIST
 }
 
 // windowSpecOf returns the window specification paimon_window(f(args), N)

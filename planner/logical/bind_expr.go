@@ -463,7 +463,7 @@ var aggNames = map[string]string{
 	"bool_and": "BOOL_AND", "bool_or": "BOOL_OR", "every": "BOOL_AND", "any_value": "ANY_VALUE", "first": "ANY_VALUE", "last": "LAST",
 	"stddev": "STDDEV_SAMP", "stddev_samp": "STDDEV_SAMP", "stddev_pop": "STDDEV_POP",
 	"variance": "VAR_SAMP", "var_samp": "VAR_SAMP", "var_pop": "VAR_POP",
-	"string_agg": "STRING_AGG", "listagg": "STRING_AGG",
+	"string_agg": "STRING_AGG", "listagg": "STRING_AGG", "list": "LIST", "array_agg": "LIST",
 	"median": "MEDIAN", "quantile_cont": "QUANTILE_CONT", "quantile_disc": "QUANTILE_DISC", "quantile": "QUANTILE_DISC",
 	"corr": "CORR", "covar_pop": "COVAR_POP", "covar_samp": "COVAR_SAMP",
 	"regr_slope": "REGR_SLOPE", "regr_intercept": "REGR_INTERCEPT", "regr_count": "REGR_COUNT", "regr_r2": "REGR_R2",

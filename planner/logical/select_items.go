@@ -65,6 +65,13 @@ func expandStars(ses sqlparser.SelectExprs, s Schema) ([]selectItem, error) {
 				return nil, err
 			}
 		case *sqlparser.AliasedExpr:
+			if cols, ok, err := columnsItems(x, s); ok || err != nil {
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, cols...)
+				continue
+			}
 			it := selectItem{expr: x.Expr, col: -1, alias: x.As.String()}
 			it.name = it.alias
 			if it.name == "" {

@@ -1,6 +1,7 @@
 package logical
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/xwb1989/sqlparser"
@@ -122,4 +123,68 @@ func (m *starMod) check() error {
 func isStar(se sqlparser.SelectExpr) bool {
 	_, ok := se.(*sqlparser.StarExpr)
 	return ok
+}
+
+// columnsItems expands a select item that is DuckDB's COLUMNS(*) or
+// COLUMNS('regex'): the FROM relation's visible columns, in order, whose
+// name the regular expression (RE2, a search, case-sensitive) matches, each
+// under its own name. ok is false when the item is something else. A
+// COLUMNS(...) inside an expression (MIN(COLUMNS(*)), COLUMNS('a') + 1),
+// with an alias, or with a lambda or list argument is refused.
+func columnsItems(x *sqlparser.AliasedExpr, s Schema) ([]selectItem, bool, error) {
+	f, ok := x.Expr.(*sqlparser.FuncExpr)
+	if !ok || f.Name.Lowered() != "columns" || !f.Qualifier.IsEmpty() {
+		if hasColumnsCall(x.Expr) {
+			return nil, true, unsupportedf("COLUMNS(...) inside an expression (%s); only a whole select item COLUMNS('regex') or COLUMNS(*) is supported", sqlparser.String(x.Expr))
+		}
+		return nil, false, nil
+	}
+	if !x.As.IsEmpty() {
+		return nil, true, unsupportedf("an alias on COLUMNS(...) (%s)", sqlparser.String(x))
+	}
+	if len(f.Exprs) != 1 || f.Distinct {
+		return nil, true, invalidf("COLUMNS takes one argument: * or a regular expression string")
+	}
+	var re *regexp.Regexp
+	switch a := f.Exprs[0].(type) {
+	case *sqlparser.StarExpr:
+		if !a.TableName.IsEmpty() {
+			return nil, true, unsupportedf("COLUMNS(%s)", sqlparser.String(a))
+		}
+	case *sqlparser.AliasedExpr:
+		v, ok := a.Expr.(*sqlparser.SQLVal)
+		if !ok || v.Type != sqlparser.StrVal {
+			return nil, true, unsupportedf("COLUMNS(%s): only * or a constant regular expression string", sqlparser.String(a.Expr))
+		}
+		var err error
+		if re, err = regexp.Compile(string(v.Val)); err != nil {
+			return nil, true, invalidf("COLUMNS(%q): bad regular expression: %v", v.Val, err)
+		}
+	default:
+		return nil, true, invalidf("bad COLUMNS argument %s", sqlparser.String(a))
+	}
+	var out []selectItem
+	for i, c := range s {
+		if c.Hidden || re != nil && !re.MatchString(c.Name) {
+			continue
+		}
+		out = append(out, selectItem{col: i, name: c.Name})
+	}
+	if len(out) == 0 {
+		return nil, true, invalidf("no column matches %s", sqlparser.String(f))
+	}
+	return out, true, nil
+}
+
+// hasColumnsCall reports whether e calls COLUMNS anywhere.
+func hasColumnsCall(e sqlparser.Expr) bool {
+	found := false
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		if f, ok := n.(*sqlparser.FuncExpr); ok && f.Name.Lowered() == "columns" && f.Qualifier.IsEmpty() {
+			found = true
+			return false, nil
+		}
+		return !found, nil
+	}, e)
+	return found
 }

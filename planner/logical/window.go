@@ -94,7 +94,7 @@ func (w *winCtx) add(b *binder, ec *exprCtx, x *sqlparser.FuncExpr) (vec.Expr, e
 	if !isWin {
 		// MEDIAN/QUANTILE: the same typing as the GROUP BY aggregate.
 		ag := exec.AggExpr{Func: fn, Args: args}
-		if err := quantileArgs(&ag); err != nil {
+		if err := quantileArgs(&ag, false); err != nil {
 			return nil, err
 		}
 		fn, args = ag.Func, ag.Args

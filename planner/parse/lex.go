@@ -56,6 +56,7 @@ func lex(sql string) ([]token, error) {
 func lexMode(sql string, plainBackslash bool) ([]token, error) {
 	toks := make([]token, 0, len(sql)/2+8)
 	nparam := 0
+	brackets := 0 // open [ ... ]: a ':' there is a list slice
 	i := 0
 	for i < len(sql) {
 		c := sql[i]
@@ -142,7 +143,13 @@ func lexMode(sql string, plainBackslash bool) ([]token, error) {
 			if i == start {
 				i++
 			}
-			if sql[start:i] == ":" {
+			switch sql[start:i] {
+			case "[":
+				brackets++
+			case "]":
+				brackets--
+			}
+			if sql[start:i] == ":" && brackets <= 0 {
 				return nil, paimon.Errorf(catalog.ErrUnsupported, "named parameters (:name) at position %d are not supported; use ?", start+1)
 			}
 			toks = append(toks, token{tPunct, sql[start:i], start})
@@ -206,16 +213,13 @@ func matchAll(src string, toks []token) ([]int32, error) {
 			continue
 		}
 		switch t.text {
-		case "(", "{":
+		case "(", "{", "[":
 			if len(stack) >= maxDepth {
 				return nil, errorAt(catalog.ErrInvalid, src, t.pos, "parentheses nested deeper than %d levels", maxDepth)
 			}
 			stack = append(stack, i)
-		case ")", "}":
-			want := "("
-			if t.text == "}" {
-				want = "{"
-			}
+		case ")", "}", "]":
+			want := map[string]string{")": "(", "}": "{", "]": "["}[t.text]
 			if len(stack) == 0 || toks[stack[len(stack)-1]].text != want {
 				return nil, errorAt(catalog.ErrInvalid, src, t.pos, "unbalanced %q", t.text)
 			}

@@ -104,6 +104,7 @@ func parse(ctx context.Context, sql string, lim Limits) (*Statement, error) {
 		return nil, err
 	}
 	toks := clean(raw)
+	arrayLiterals(toks)
 	if err := checkPrefixRuns(sql, toks, lim.maxPrefixRun()); err != nil {
 		return nil, err
 	}

@@ -264,6 +264,8 @@ func (p *parser) rwPunct(e *emitter, i, lo, hi int, clause rctx) (int, error) {
 		return end + 1, nil
 	case "{":
 		return p.rwODBC(e, i)
+	case "[":
+		return p.rwBracket(e, i, lo)
 	case "*":
 		e.add(t.pos, "*")
 		if j, ok, err := p.starMods(e, i, hi); ok || err != nil {

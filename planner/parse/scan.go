@@ -212,6 +212,12 @@ func (p *parser) primaryStartAt(k, lo int) int {
 		}
 	case isPunct(t, "}"):
 		s = int(p.match[k])
+	case isPunct(t, "]"):
+		// a list literal, or a subscript of the primary before it
+		s = int(p.match[k])
+		if b := p.primaryStartAt(p.prevIn(s, lo), lo); b >= 0 {
+			s = b
+		}
 	case t.kind == tStr:
 		s = k
 		if b := p.prevIn(k, lo); b >= lo && (isWord(p.toks[b], "DATE") || isWord(p.toks[b], "TIMESTAMP") || isWord(p.toks[b], "TIME")) {

@@ -304,6 +304,11 @@ func (p *parser) typeEnd(j, hi int) int {
 		}
 		if p.punct(k, hi, "(") {
 			end = int(p.match[k]) + 1
+			k = p.nextIn(end, hi)
+		}
+		for p.punct(k, hi, "[") { // a list type: INT[]
+			end = int(p.match[k]) + 1
+			k = p.nextIn(end, hi)
 		}
 		return end
 	}

@@ -163,6 +163,8 @@ func TypeName(t arrow.DataType) string {
 		return "TIME"
 	case arrow.INTERVAL_MONTH_DAY_NANO, arrow.INTERVAL_MONTHS, arrow.INTERVAL_DAY_TIME:
 		return "INTERVAL"
+	case arrow.LIST, arrow.LARGE_LIST:
+		return TypeName(t.(arrow.ListLikeType).Elem()) + "[]"
 	}
 	return t.String()
 }
