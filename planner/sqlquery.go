@@ -411,6 +411,7 @@ func planLines(op exec.Operator, est func(exec.Operator) (float64, bool)) []stri
 				lines = append(lines, ind+"  pushed filter: "+se.Filter)
 			}
 			lines = append(lines, scanStatLines(ind+"  ", se.Scan.Stats(), len(se.Splits()), se.Report())...)
+			lines = append(lines, se.RuntimeLines(ind+"  ")...)
 		}
 		for _, c := range o.Children() {
 			walk(c, d+1)
@@ -742,7 +743,7 @@ func rowCount(op exec.Operator) (int64, bool) {
 // isStatLine: the scan counter lines planLines adds under a scan.
 func isStatLine(l string) bool {
 	t := strings.TrimSpace(l)
-	for _, p := range []string{"pushed filter:", "snapshot:", "splits:", "manifests:", "data files:", "row groups:", "deletion vectors:", "residual:"} {
+	for _, p := range []string{"pushed filter:", "snapshot:", "splits:", "manifests:", "data files:", "row groups:", "deletion vectors:", "residual:", "runtime filter:"} {
 		if strings.HasPrefix(t, p) {
 			return true
 		}

@@ -115,9 +115,20 @@ func (p *Planner) join(ctx context.Context, j *logical.Join) (exec.Operator, err
 		if j.Type == exec.AntiJoin {
 			typ = exec.RightAntiJoin
 		}
-		return exec.NewHashJoin(r, l, typ, rk, lk, filter, ns)
+		return hashJoin(r, l, typ, rk, lk, filter, ns)
 	}
-	return exec.NewHashJoin(l, r, j.Type, lk, rk, filter, ns)
+	return hashJoin(l, r, j.Type, lk, rk, filter, ns)
+}
+
+// hashJoin is exec.NewHashJoin with its runtime filters wired
+// (runtimefilter.go).
+func hashJoin(l, r exec.Operator, typ exec.JoinType, lk, rk []vec.Expr, filter vec.Expr, ns []bool) (exec.Operator, error) {
+	h, err := exec.NewHashJoin(l, r, typ, lk, rk, filter, ns)
+	if err != nil {
+		return nil, err
+	}
+	runtimeFilters(h)
+	return h, nil
 }
 
 // equiKey reports whether c is an equality with one side over each input
