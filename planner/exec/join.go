@@ -271,7 +271,7 @@ type joinCore struct {
 	filter              vec.Expr
 	nullSafe            []bool // len(keys)
 	nested              bool
-	markFilter          bool // HashJoin.MarkFilter
+	markFilter          bool                 // HashJoin.MarkFilter
 	slots               []*RuntimeFilterSlot // runtime filters to publish (join_filter.go)
 	// The filter over just the columns it reads (filterCols, joined
 	// indexes), so candidate pairs gather only those before filtering.
