@@ -1,6 +1,8 @@
 package physical
 
 import (
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
 )
@@ -38,7 +40,7 @@ func runtimeFilters(h *exec.HashJoin) {
 		if se == nil || col < 0 || col >= se.S.NumFields() {
 			continue
 		}
-		if ft := se.S.Field(col).Type; ft.ID() != e.Type().ID() {
+		if ft := se.S.Field(col).Type; !arrow.TypeEqual(ft, e.Type()) {
 			continue
 		}
 		slot := &exec.RuntimeFilterSlot{Key: k, Desc: e.String() + " = " + h.RightKeys[k].String()}
