@@ -94,8 +94,15 @@ func (p *Planner) join(ctx context.Context, j *logical.Join) (exec.Operator, err
 		}
 		return exec.NewNestedLoopJoin(l, r, j.Type, filter)
 	}
-	if p.outerBuild(j, rk) {
-		return swappedLeftJoin(l, r, j, lk, rk, filter, ns)
+	if !anyNS && p.outerBuild(j, rk) {
+		op, h, err := swappedLeftJoin(l, r, j, lk, rk, filter)
+		if err != nil {
+			return nil, err
+		}
+		if len(h.RuntimeFilters()) > 0 { // else the swap gains nothing
+			p.note(h, j)
+			return op, nil
+		}
 	}
 	if j.BuildLeft && (j.Type == exec.SemiJoin || j.Type == exec.AntiJoin) {
 		// build the left input, probe the right: the filter's columns
@@ -175,7 +182,7 @@ func groupKeyAgg(n logical.Node, col int) (*logical.Aggregate, bool) {
 
 // swappedLeftJoin is LEFT join j executed as a RIGHT hash join that builds
 // the left input l and probes r, its columns put back in j's order.
-func swappedLeftJoin(l, r exec.Operator, j *logical.Join, lk, rk []vec.Expr, filter vec.Expr, ns []bool) (exec.Operator, error) {
+func swappedLeftJoin(l, r exec.Operator, j *logical.Join, lk, rk []vec.Expr, filter vec.Expr) (exec.Operator, *exec.HashJoin, error) {
 	nl, nr := len(j.Left.Schema()), len(j.Right.Schema())
 	var err error
 	if filter != nil {
@@ -188,13 +195,14 @@ func swappedLeftJoin(l, r exec.Operator, j *logical.Join, lk, rk []vec.Expr, fil
 			}
 		}
 		if filter, err = vec.Remap(filter, m); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	h, err := hashJoin(r, l, exec.RightJoin, rk, lk, filter, ns)
+	h, err := exec.NewHashJoin(r, l, exec.RightJoin, rk, lk, filter, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	runtimeFilters(h)
 	s := j.Schema().Arrow()
 	hs := h.Schema()
 	exprs := make([]vec.Expr, nl+nr)
@@ -206,7 +214,7 @@ func swappedLeftJoin(l, r exec.Operator, j *logical.Join, lk, rk []vec.Expr, fil
 		f := hs.Field(src)
 		exprs[i] = &vec.Column{Index: src, Name: f.Name, T: f.Type, Null: f.Nullable}
 	}
-	return &exec.Project{Input: h, Exprs: exprs, S: s}, nil
+	return &exec.Project{Input: h, Exprs: exprs, S: s}, h, nil
 }
 
 // hashJoin is exec.NewHashJoin with its runtime filters wired
