@@ -21,7 +21,8 @@ import (
 // KeyFilter over that key's build values: the range [min, max] of an
 // integer-like key and, for builds of at most rfMaxBuildRows rows, a
 // membership filter (an exact bitmap over [min, max] when the range is
-// small, else a blocked Bloom filter). The operator that produces the probe
+// small, else a blocked Bloom filter; strings, binary and decimal128 keys
+// get a Bloom filter). The operator that produces the probe
 // key column (a scan, wired by planner/physical) drops the rows whose key
 // cannot be among them before they reach the join.
 //
@@ -149,7 +150,18 @@ func rfBytesType(t arrow.DataType) bool {
 
 // RuntimeFilterType reports whether keys of type t can be filtered.
 func RuntimeFilterType(t arrow.DataType) bool {
-	return t != nil && (rfIntWidth(t) > 0 || rfBytesType(t))
+	return t != nil && (rfIntWidth(t) > 0 || rfBytesType(t) || t.ID() == arrow.DECIMAL128)
+}
+
+// rfHash16 hashes value i of a 16-byte fixed-width column (decimal128).
+func rfHash16(raw []byte, i int) uint64 {
+	lo := uint64(0)
+	hi := uint64(0)
+	for k := 7; k >= 0; k-- {
+		lo = lo<<8 | uint64(raw[16*i+k])
+		hi = hi<<8 | uint64(raw[16*i+8+k])
+	}
+	return rfMix(lo ^ rfMix(hi))
 }
 
 // rfInts returns the values of an integer-like array as int64 (unsigned
@@ -265,8 +277,17 @@ func newKeyFilter(a arrow.Array, distinct int) *KeyFilter {
 	if !member {
 		return nil
 	}
-	f.seed = maphash.MakeSeed()
 	f.initBloom(distinct)
+	if t.ID() == arrow.DECIMAL128 {
+		raw := ktFixedBytes(a, 16)
+		for i := 0; i < n; i++ {
+			if !a.IsNull(i) {
+				f.bloomAdd(rfHash16(raw, i))
+			}
+		}
+		return f
+	}
+	f.seed = maphash.MakeSeed()
 	for i := 0; i < n; i++ {
 		if !a.IsNull(i) {
 			f.bloomAdd(maphash.Bytes(f.seed, rfBytesAt(a, i)))
@@ -374,6 +395,17 @@ func (f *KeyFilter) mark(a arrow.Array, keep []bool, scratch *[]int64) (int, err
 				if ok {
 					kept++
 				}
+			}
+		}
+		return kept, nil
+	}
+	if f.typ.ID() == arrow.DECIMAL128 {
+		raw := ktFixedBytes(a, 16)
+		for i := 0; i < n; i++ {
+			ok := keep[i] && f.bloomHas(rfHash16(raw, i))
+			keep[i] = ok
+			if ok {
+				kept++
 			}
 		}
 		return kept, nil

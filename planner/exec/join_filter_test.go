@@ -113,6 +113,9 @@ func TestRuntimeFilterJoinRandom(t *testing.T) {
 			if !rfJoinTypes(typ) && len(slots) > 0 {
 				t.Fatalf("%s join accepted a runtime filter", typ)
 			}
+			if rfJoinTypes(typ) && ns == nil && len(slots) != len(kinds) {
+				t.Fatalf("%s join over %v keys accepted %d runtime filters", typ, kinds, len(slots))
+			}
 			budget := NewBudget("test", 0)
 			bs := jtCollect(t, jtTC(mem, 4, budget), j)
 			defer releaseAll(bs)
