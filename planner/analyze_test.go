@@ -28,7 +28,7 @@ func TestExplainAnalyzeRows(t *testing.T) {
 			lines = append(lines, strings.TrimSpace(col.Value(i)))
 		}
 	}
-	want := map[string]string{"HashJoin": "(est rows=8, actual rows=7)", "HashAggregate": "(est rows=1, actual rows=2)", "Scan default.lineitem": "(est rows=8, actual rows=8)", "Scan default.orders": "(est rows=7, actual rows=7)"}
+	want := map[string]string{"HashJoin": "(est rows=8, actual rows=7)", "HashAggregate": "(est rows=1, actual rows=2)", "Scan default.lineitem": "(est rows=8, actual rows=8)", "Scan default.orders": "(est rows=7, actual rows=4)"} // 3 orders dropped by the runtime filter over lineitem's keys
 	for prefix, suffix := range want {
 		found := false
 		for _, l := range lines {

@@ -132,7 +132,7 @@ func (e *Engine) prepareSQL(ctx context.Context, st *parse.Statement, sess Sessi
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	pp := q.physical(false)
+	pp := q.physical(ctx, false)
 	if q.op, err = pp.Plan(ctx, q.plan); err != nil {
 		return nil, err
 	}
@@ -169,9 +169,9 @@ func (q *sqlQuery) optimize(ctx context.Context, n logical.Node) (logical.Node, 
 
 // physical returns a physical planner for the query (carried splits when
 // the statement came with them).
-func (q *sqlQuery) physical(analyze bool) *physical.Planner {
+func (q *sqlQuery) physical(ctx context.Context, analyze bool) *physical.Planner {
 	return &physical.Planner{Concurrency: q.e.opts.Concurrency, Analyze: analyze, Splits: q.planned.splitsFunc(),
-		ScanBatchBytes: q.e.scanBatchBytes()}
+		ScanBatchBytes: q.e.scanBatchBytes(), Estimate: q.estimator(ctx)}
 }
 
 // estimates returns the estimated rows of the operators lowered from nodes
@@ -335,7 +335,7 @@ func (q *sqlQuery) operator(ctx context.Context, params []any) (exec.Operator, [
 		if stateless(q.op) || q.used.CompareAndSwap(false, true) {
 			return q.op, q.scans, nil
 		}
-		pp := q.physical(false)
+		pp := q.physical(ctx, false)
 		op, err := pp.Plan(ctx, q.plan)
 		return op, pp.Scans, err
 	}
@@ -347,7 +347,7 @@ func (q *sqlQuery) operator(ctx context.Context, params []any) (exec.Operator, [
 	if err != nil {
 		return nil, nil, err
 	}
-	pp := q.physical(false)
+	pp := q.physical(ctx, false)
 	op, err := pp.Plan(ctx, plan)
 	return op, pp.Scans, err
 }
@@ -411,6 +411,7 @@ func planLines(op exec.Operator, est func(exec.Operator) (float64, bool)) []stri
 				lines = append(lines, ind+"  pushed filter: "+se.Filter)
 			}
 			lines = append(lines, scanStatLines(ind+"  ", se.Scan.Stats(), len(se.Splits()), se.Report())...)
+			lines = append(lines, se.RuntimeLines(ind+"  ")...)
 			if in, kept := se.RowFilterCounts(); in > 0 {
 				lines = append(lines, fmt.Sprintf("%s  row filter in reader: %d rows in, %d kept (other columns decoded for those)", ind, in, kept))
 			}
@@ -475,7 +476,7 @@ func (q *sqlQuery) explainAnalyze(ctx context.Context, mem memory.Allocator) ([]
 	if q.plan == nil {
 		return nil, unsupportedf("EXPLAIN ANALYZE of a statement with parameters")
 	}
-	pp := q.physical(true)
+	pp := q.physical(ctx, true)
 	op, err := pp.Plan(ctx, q.plan)
 	if err != nil {
 		return nil, err
@@ -745,7 +746,7 @@ func rowCount(op exec.Operator) (int64, bool) {
 // isStatLine: the scan counter lines planLines adds under a scan.
 func isStatLine(l string) bool {
 	t := strings.TrimSpace(l)
-	for _, p := range []string{"pushed filter:", "snapshot:", "splits:", "manifests:", "data files:", "row groups:", "deletion vectors:", "residual:"} {
+	for _, p := range []string{"pushed filter:", "snapshot:", "splits:", "manifests:", "data files:", "row groups:", "deletion vectors:", "residual:", "runtime filter:"} {
 		if strings.HasPrefix(t, p) {
 			return true
 		}

@@ -41,4 +41,11 @@
 //   - Sort.Bound (top-N) is only told values that every row of the final
 //     result satisfies (a partition's n-th row's first key); its consumer
 //     may use it to skip input, never to change a returned row.
+//   - Runtime join filters (join_filter.go): a HashJoin publishes a
+//     KeyFilter over a build key only for join types that drop unmatched
+//     probe rows (inner, semi, right, right semi, right anti), never for a
+//     null-safe key; a KeyFilter never rejects a non-NULL build value. A
+//     RuntimeFilterSlot holds the filter of one live build (two live
+//     builds of one join turn it off; a released build withdraws it), and
+//     an operator applying it treats "no filter yet" as "keep every row".
 package exec

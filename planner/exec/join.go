@@ -116,6 +116,29 @@ func (h *HashJoin) prepare() (*joinCore, error) {
 	return h.core, h.err
 }
 
+// AddRuntimeFilter makes the join publish a filter over build key s.Key
+// into s once its build is done (join_filter.go). Planning time only,
+// before the first Execute; ignored (false) for join types whose unmatched
+// probe rows are kept, null-safe keys and unsupported key types.
+func (h *HashJoin) AddRuntimeFilter(s *RuntimeFilterSlot) bool {
+	c, err := h.prepare()
+	if err != nil || s == nil || !rfJoinTypes(c.typ) || c.markFilter || s.Key < 0 || s.Key >= len(c.keyTypes) ||
+		c.nullSafe[s.Key] || !RuntimeFilterType(c.keyTypes[s.Key]) {
+		return false
+	}
+	c.slots = append(c.slots, s)
+	return true
+}
+
+// RuntimeFilters are the slots the join publishes into.
+func (h *HashJoin) RuntimeFilters() []*RuntimeFilterSlot {
+	c, err := h.prepare()
+	if err != nil {
+		return nil
+	}
+	return c.slots
+}
+
 func (h *HashJoin) Schema() *arrow.Schema {
 	c, err := h.prepare()
 	if err != nil {
@@ -248,7 +271,8 @@ type joinCore struct {
 	filter              vec.Expr
 	nullSafe            []bool // len(keys)
 	nested              bool
-	markFilter          bool // HashJoin.MarkFilter
+	markFilter          bool                 // HashJoin.MarkFilter
+	slots               []*RuntimeFilterSlot // runtime filters to publish (join_filter.go)
 	// The filter over just the columns it reads (filterCols, joined
 	// indexes), so candidate pairs gather only those before filtering.
 	filterCols []int
@@ -377,6 +401,13 @@ func (c *joinCore) acquire(tc *TaskCtx) *joinShared {
 	defer c.mu.Unlock()
 	sh := c.runs[tc]
 	if sh == nil {
+		if len(c.runs) > 0 {
+			// two builds live at once: a slot could not tell whose
+			// probe a row feeds (join_filter.go)
+			for _, s := range c.slots {
+				s.disable()
+			}
+		}
 		ctx, cancel := context.WithCancel(tc.Ctx)
 		sh = &joinShared{ctx: ctx, cancel: cancel}
 		c.runs[tc] = sh
@@ -399,6 +430,9 @@ func (c *joinCore) releaseShared(tc *TaskCtx, sh *joinShared) {
 	sh.cancel()
 	// Waits for a build in progress (it stops at the cancellation).
 	sh.once.Do(func() { sh.err = fmt.Errorf("exec: %s closed", c.name) })
+	for _, s := range c.slots {
+		s.withdraw(sh)
+	}
 	if sh.b != nil {
 		sh.b.release()
 		sh.b = nil
@@ -411,6 +445,9 @@ func (sh *joinShared) get(c *joinCore, tc *TaskCtx) (*joinBuild, error) {
 		btc := *tc
 		btc.Ctx = sh.ctx
 		sh.b, sh.err = c.build(&btc)
+		if sh.err == nil {
+			c.publishFilters(sh, sh.b)
+		}
 	})
 	return sh.b, sh.err
 }

@@ -30,6 +30,9 @@ type joinBuild struct {
 	rows     []int32
 	nullRows []int32
 	keys     []arrow.Array // the evaluated right keys (mark join's NULL checks)
+	// filters are the runtime filters over the keys with a slot, by key
+	// index (join_filter.go).
+	filters map[int]*KeyFilter
 
 	releaseOnce sync.Once
 }
@@ -59,6 +62,7 @@ func (b *joinBuild) release() {
 		}
 		b.keys = nil
 		b.table, b.offsets, b.rows, b.nullRows = nil, nil, nil, nil
+		b.filters = nil
 		b.budget.Free(b.reserved.Swap(0))
 	})
 }
@@ -301,6 +305,10 @@ func (c *joinCore) indexRight(tc *TaskCtx, b *joinBuild) error {
 	}
 	b.offsets, b.rows = offs, rows
 	held := b.table.Bytes() + 4*int64(len(offs)+len(rows)+len(b.nullRows))
+	b.filters = c.buildFilters(keys, ng)
+	for _, f := range b.filters {
+		held += f.Bytes()
+	}
 	if c.typ == MarkJoin {
 		for _, k := range keys {
 			held += joinArrayBytes(k.Data())

@@ -22,4 +22,11 @@
 //     evaluated on exactly the rows the Filter would see (same errors).
 //   - Scans are opened on carried splits (Planner.Splits) only for a request
 //     with the same ScanKey; any other scan is planned.
+//   - A scan applies a runtime join filter (runtimefilter.go) only when
+//     the path from the join's probe key to the scan column passes through
+//     operators where dropping an input row can only drop output rows that
+//     carry the same key value (or NULL) to that join.
+//   - A LEFT join is executed as a RIGHT hash join with swapped inputs
+//     only for the decorrelated scalar-subquery shape (outerBuild); a
+//     Project restores the logical column order.
 package physical

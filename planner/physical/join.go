@@ -94,6 +94,16 @@ func (p *Planner) join(ctx context.Context, j *logical.Join) (exec.Operator, err
 		}
 		return exec.NewNestedLoopJoin(l, r, j.Type, filter)
 	}
+	if !anyNS && p.outerBuild(j, rk) {
+		op, h, err := swappedLeftJoin(l, r, j, lk, rk, filter)
+		if err != nil {
+			return nil, err
+		}
+		if len(h.RuntimeFilters()) > 0 { // else the swap gains nothing
+			p.note(h, j)
+			return op, nil
+		}
+	}
 	if j.BuildLeft && (j.Type == exec.SemiJoin || j.Type == exec.AntiJoin) {
 		// build the left input, probe the right: the filter's columns
 		// move to the swapped order (right input first)
@@ -115,9 +125,107 @@ func (p *Planner) join(ctx context.Context, j *logical.Join) (exec.Operator, err
 		if j.Type == exec.AntiJoin {
 			typ = exec.RightAntiJoin
 		}
-		return exec.NewHashJoin(r, l, typ, rk, lk, filter, ns)
+		return hashJoin(r, l, typ, rk, lk, filter, ns)
 	}
-	return exec.NewHashJoin(l, r, j.Type, lk, rk, filter, ns)
+	return hashJoin(l, r, j.Type, lk, rk, filter, ns)
+}
+
+// outerBuild reports whether LEFT join j, whose right input is a
+// decorrelated subquery's aggregate grouped by the right keys rk (the
+// scalar-subquery shape, TPC-H Q2/Q17/Q20), should build its left (outer)
+// input and probe the aggregate: the join's runtime filters then carry the
+// outer keys into the aggregate's input, so only the groups the outer rows
+// can use are aggregated. Chosen when the outer side is estimated no
+// larger than the aggregate's input (building it costs no more than the
+// aggregation it can spare).
+func (p *Planner) outerBuild(j *logical.Join, rk []vec.Expr) bool {
+	if j.Type != exec.LeftJoin || j.InCond != nil || p.Estimate == nil || len(rk) == 0 {
+		return false
+	}
+	var agg *logical.Aggregate
+	for _, k := range rk {
+		c, ok := k.(*vec.Column)
+		if !ok {
+			return false
+		}
+		a, ok := groupKeyAgg(j.Right, c.Index)
+		if !ok || agg != nil && a != agg {
+			return false
+		}
+		agg = a
+	}
+	return p.Estimate(j.Left) <= p.Estimate(agg.Input)
+}
+
+// groupKeyAgg follows column col of n through projections (plain column
+// references) to an Aggregate without grouping sets where it is a group
+// key.
+func groupKeyAgg(n logical.Node, col int) (*logical.Aggregate, bool) {
+	for {
+		switch x := n.(type) {
+		case *logical.Project:
+			if col < 0 || col >= len(x.Exprs) {
+				return nil, false
+			}
+			c, ok := x.Exprs[col].(*vec.Column)
+			if !ok {
+				return nil, false
+			}
+			col, n = c.Index, x.Input
+		case *logical.Aggregate:
+			return x, x.GroupingSets == nil && col >= 0 && col < len(x.Groups)
+		default:
+			return nil, false
+		}
+	}
+}
+
+// swappedLeftJoin is LEFT join j executed as a RIGHT hash join that builds
+// the left input l and probes r, its columns put back in j's order.
+func swappedLeftJoin(l, r exec.Operator, j *logical.Join, lk, rk []vec.Expr, filter vec.Expr) (exec.Operator, *exec.HashJoin, error) {
+	nl, nr := len(j.Left.Schema()), len(j.Right.Schema())
+	var err error
+	if filter != nil {
+		m := make(map[int]int, nl+nr)
+		for i := 0; i < nl+nr; i++ {
+			if i < nl {
+				m[i] = i + nr
+			} else {
+				m[i] = i - nl
+			}
+		}
+		if filter, err = vec.Remap(filter, m); err != nil {
+			return nil, nil, err
+		}
+	}
+	h, err := exec.NewHashJoin(r, l, exec.RightJoin, rk, lk, filter, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	runtimeFilters(h)
+	s := j.Schema().Arrow()
+	hs := h.Schema()
+	exprs := make([]vec.Expr, nl+nr)
+	for i := range exprs {
+		src := i + nr // a left column: after the right ones
+		if i >= nl {
+			src = i - nl
+		}
+		f := hs.Field(src)
+		exprs[i] = &vec.Column{Index: src, Name: f.Name, T: f.Type, Null: f.Nullable}
+	}
+	return &exec.Project{Input: h, Exprs: exprs, S: s}, h, nil
+}
+
+// hashJoin is exec.NewHashJoin with its runtime filters wired
+// (runtimefilter.go).
+func hashJoin(l, r exec.Operator, typ exec.JoinType, lk, rk []vec.Expr, filter vec.Expr, ns []bool) (exec.Operator, error) {
+	h, err := exec.NewHashJoin(l, r, typ, lk, rk, filter, ns)
+	if err != nil {
+		return nil, err
+	}
+	runtimeFilters(h)
+	return h, nil
 }
 
 // equiKey reports whether c is an equality with one side over each input

@@ -37,6 +37,10 @@ type Planner struct {
 	// (EXPLAIN estimates its rows); a scan under a residual Filter maps to
 	// a copy of its node holding only the conjuncts the scan applies.
 	Nodes map[exec.Operator]logical.Node
+	// Estimate, when set, estimates a node's rows; it lets a LEFT join
+	// of a decorrelated subquery build its outer side (outerBuild,
+	// join.go). Nil: never.
+	Estimate logical.Estimator
 }
 
 // Plan lowers n. Scans are planned now (metadata only).

@@ -46,6 +46,9 @@ type ScanExec struct {
 	// conjuncts not answered exactly), nil when none; with Dynamic it
 	// forms the row filter handed to the reader (rowfilter.go).
 	Residual vec.Expr
+	// Runtime are the runtime join filters the scan applies to its
+	// batches (runtimefilter.go).
+	Runtime []exec.RuntimeFilterTarget
 
 	splits []catalog.Split // Scan.Splits(), taken once
 
@@ -129,7 +132,28 @@ func (s *ScanExec) Explain() string {
 	if s.Limit >= 0 {
 		out += fmt.Sprintf(" limit=%d", s.Limit)
 	}
+	if len(s.Runtime) > 0 {
+		fs := make([]string, len(s.Runtime))
+		for i, t := range s.Runtime {
+			fs[i] = names[t.Col] + " by " + t.Slot.Desc
+		}
+		out += " runtime filter=[" + strings.Join(fs, ", ") + "]"
+	}
 	return out + fmt.Sprintf(" splits=%d partitions=%d", len(s.splits), s.Partitions())
+}
+
+// RuntimeLines describe what the runtime filters did (EXPLAIN ANALYZE);
+// none before they checked a row.
+func (s *ScanExec) RuntimeLines(ind string) []string {
+	var out []string
+	for _, t := range s.Runtime {
+		in, kept := t.Slot.RowsIn.Load(), t.Slot.RowsOut.Load()
+		if in == 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%sruntime filter: %s: %d rows in, %d out", ind, s.S.Field(t.Col).Name, in, kept))
+	}
+	return out
 }
 
 func (s *ScanExec) Execute(tc *exec.TaskCtx, p int) (exec.Stream, error) {
@@ -155,7 +179,7 @@ func (s *ScanExec) Execute(tc *exec.TaskCtx, p int) (exec.Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &scanStream{tc: tc, rdr: rdr, s: s.S, exec: s}, nil
+	return &scanStream{tc: tc, rdr: rdr, s: s.S, exec: s, rf: exec.NewRuntimeFilterer(s.Runtime), ec: tc.EvalCtx()}, nil
 }
 
 type scanStream struct {
@@ -163,6 +187,8 @@ type scanStream struct {
 	rdr  catalog.Reader
 	s    *arrow.Schema
 	exec *ScanExec
+	rf   *exec.RuntimeFilterer
+	ec   *vec.Ctx
 }
 
 func (s *scanStream) Next() (arrow.RecordBatch, error) {
@@ -179,7 +205,19 @@ func (s *scanStream) Next() (arrow.RecordBatch, error) {
 		}
 		// Our schema (names, nullability) with the reader's arrays.
 		cols := rec.Columns()
-		return array.NewRecordBatch(s.s, cols, rec.NumRows()), nil
+		out := array.NewRecordBatch(s.s, cols, rec.NumRows())
+		if s.rf == nil {
+			return out, nil
+		}
+		out, err := s.rf.Apply(s.ec, out)
+		if err != nil {
+			return nil, err
+		}
+		if out.NumRows() == 0 {
+			out.Release()
+			continue
+		}
+		return out, nil
 	}
 	if err := s.rdr.Err(); err != nil {
 		return nil, err
