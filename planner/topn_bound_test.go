@@ -82,12 +82,29 @@ func TestTopNBoundSkipsFiles(t *testing.T) {
 			}
 			plan := strings.Join(rows(fmt.Sprintf("EXPLAIN ANALYZE %s LIMIT %d", q, c.n)), "\n")
 			skipped := strings.Contains(plan, "top-N bound:")
-			if c.skips == must && where == "" && !skipped {
-				t.Errorf("%s: no file skipped by the top-N bound:\n%s", q, plan)
+			// The bound reaches the scan as a file skip or, when the
+			// reader opened the next file before the Sort tightened it
+			// (timing), as rows its row filter dropped.
+			if c.skips == must && where == "" && !skipped && !rowFilterDropped(plan) {
+				t.Errorf("%s: the top-N bound neither skipped a file nor dropped a row:\n%s", q, plan)
 			}
 			if c.skips == never && skipped {
 				t.Errorf("%s: bound applied to a key it does not fit:\n%s", q, plan)
 			}
 		}
 	}
+}
+
+// rowFilterDropped reports whether an EXPLAIN ANALYZE shows the reader's
+// row filter keeping fewer rows than it was asked about.
+func rowFilterDropped(plan string) bool {
+	for _, line := range strings.Split(plan, "\n") {
+		var in, kept int64
+		if i := strings.Index(line, "row filter in reader: "); i >= 0 {
+			if _, err := fmt.Sscanf(line[i:], "row filter in reader: %d rows in, %d kept", &in, &kept); err == nil && kept < in {
+				return true
+			}
+		}
+	}
+	return false
 }
