@@ -746,7 +746,8 @@ func rowCount(op exec.Operator) (int64, bool) {
 // isStatLine: the scan counter lines planLines adds under a scan.
 func isStatLine(l string) bool {
 	t := strings.TrimSpace(l)
-	for _, p := range []string{"pushed filter:", "snapshot:", "splits:", "manifests:", "data files:", "row groups:", "deletion vectors:", "residual:", "runtime filter:"} {
+	for _, p := range []string{"pushed filter:", "snapshot:", "splits:", "manifests:", "data files:", "row groups:", "deletion vectors:", "residual:", "runtime filter:",
+		"row filter in reader:", "top-N bound:", "file index:", "global index:"} {
 		if strings.HasPrefix(t, p) {
 			return true
 		}

@@ -545,3 +545,19 @@ func (r *RuntimeFilterer) Apply(ec *vec.Ctx, b arrow.RecordBatch) (arrow.RecordB
 	}
 	return TakeBatch(ec, b, r.idx)
 }
+
+// KeepRows applies the slot's published filter, if any, to the values a:
+// keep[i] is cleared for each row it rejects (rows already cleared stay
+// so). It returns the rows kept and whether a filter was published. Safe
+// for concurrent use (a reader applying it while it decodes). It does not
+// count into RowsIn/RowsOut: those describe the operator's own stage (the
+// reader's row filter reports its rows itself).
+func (s *RuntimeFilterSlot) KeepRows(a arrow.Array, keep []bool) (kept int, applied bool, err error) {
+	f := s.Load()
+	if f == nil {
+		return 0, false, nil
+	}
+	var scratch []int64
+	kept, err = f.mark(a, keep, &scratch)
+	return kept, true, err
+}

@@ -20,7 +20,11 @@ import (
 //
 //   - the residual filter: the conjuncts the scan does not answer exactly,
 //     which the exec.Filter above the scan applies (ScanExec.Residual);
-//   - the top-N bound (ScanExec.Dynamic, topn.go) on its column.
+//   - the top-N bound (ScanExec.Dynamic, topn.go) on its column;
+//   - the runtime join filters wired to the scan (ScanExec.Runtime,
+//     runtimefilter.go): rows whose key cannot be among a join's build
+//     keys are dropped before their other columns are decoded (the stream
+//     still applies them too, for readers that ignore the row filter).
 //
 // The reader evaluates it on the rows that survive deletion vectors and
 // the pushed predicate, after decoding only the columns it reads, and
@@ -40,6 +44,7 @@ type scanRowFilter struct {
 	cols []int    // scan output columns read, ascending
 	pred vec.Expr // the residual over the positions in cols; nil: none
 	dyn  *predicate.Dynamic
+	rt   []exec.RuntimeFilterTarget // Col: the position in cols
 	tc   *exec.TaskCtx
 	mem  memory.Allocator
 	st   *rowFilterStats
@@ -61,12 +66,22 @@ func newScanRowFilter(se *ScanExec, tc *exec.TaskCtx) (*scanRowFilter, error) {
 	} else {
 		dyn = nil
 	}
-	if se.Residual == nil && dyn == nil {
+	for _, t := range se.Runtime {
+		cols = append(cols, t.Col)
+	}
+	if se.Residual == nil && dyn == nil && len(se.Runtime) == 0 {
 		return nil, nil
 	}
 	slices.Sort(cols)
 	cols = slices.Compact(cols)
 	rf := &scanRowFilter{cols: cols, dyn: dyn, tc: tc, mem: tc.Mem, st: &se.rowStats}
+	for _, t := range se.Runtime {
+		j, ok := slices.BinarySearch(cols, t.Col)
+		if !ok {
+			return nil, fmt.Errorf("physical: runtime filter column #%d not read", t.Col)
+		}
+		rf.rt = append(rf.rt, exec.RuntimeFilterTarget{Slot: t.Slot, Col: j})
+	}
 	if se.Residual != nil {
 		m := make(map[int]int, len(cols))
 		for j, c := range cols {
@@ -111,6 +126,11 @@ func (f *scanRowFilter) Keep(rec arrow.RecordBatch) (*array.Boolean, error) {
 			}
 		}
 	}
+	if len(f.rt) > 0 {
+		if err := f.keepRuntime(rec, keep, n); err != nil {
+			return nil, err
+		}
+	}
 	f.st.kept.Add(int64(bitutil.CountSetBits(keep, 0, n)))
 	buf := memory.NewResizableBuffer(f.mem)
 	buf.Resize(len(keep))
@@ -151,4 +171,38 @@ func andMask(keep []byte, m *array.Boolean) {
 			bitutil.ClearBit(keep, i)
 		}
 	}
+}
+
+// keepRuntime clears the bits of keep for the rows a published runtime
+// join filter rejects (after the residual and the bound, so the residual
+// saw every row the Filter above would).
+func (f *scanRowFilter) keepRuntime(rec arrow.RecordBatch, keep []byte, n int) error {
+	var rows []bool
+	for _, t := range f.rt {
+		if t.Slot.Load() == nil {
+			continue
+		}
+		if rows == nil {
+			rows = make([]bool, n)
+			for i := range rows {
+				rows[i] = bitutil.BitIsSet(keep, i)
+			}
+		}
+		kept, _, err := t.Slot.KeepRows(rec.Column(t.Col), rows)
+		if err != nil {
+			return err
+		}
+		if kept == 0 {
+			break
+		}
+	}
+	if rows == nil {
+		return nil
+	}
+	for i, k := range rows {
+		if !k {
+			bitutil.ClearBit(keep, i)
+		}
+	}
+	return nil
 }
