@@ -1,6 +1,8 @@
 package logical
 
 import (
+	"math"
+
 	"github.com/apache/arrow-go/v18/arrow/scalar"
 
 	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
@@ -52,21 +54,14 @@ func (m *Model) Rows(n Node) float64 {
 		if len(x.Groups) == 0 {
 			return 1
 		}
-		in := m.Rows(x.Input)
-		p := 1.0
-		for _, g := range x.Groups {
-			if c, ok := g.(*vec.Column); ok {
-				p *= m.ndv(x.Input, c.Index)
-			} else {
-				p = in
-			}
-			if p >= in {
-				break
-			}
-		}
-		return max(min(in, p), 1)
+		return m.groups(x.Input, x.Groups)
 	case *Distinct:
-		return m.Rows(x.Input)
+		sc := x.Input.Schema()
+		keys := make([]vec.Expr, len(sc))
+		for i := range sc {
+			keys[i] = sc.Col(i)
+		}
+		return m.groups(x.Input, keys)
 	case *Join:
 		return m.joinRows(x)
 	case *Limit:
@@ -89,6 +84,35 @@ func (m *Model) Rows(n Node) float64 {
 		v = max(v, m.Rows(c))
 	}
 	return v
+}
+
+// groups estimates the distinct combinations of keys over in's rows: the
+// product of the keys' distinct counts (a key without a known range
+// counts as a tenth of the rows), as many as rows drawn at random from
+// that many values hit (Cardenas: d·(1−e^(−rows/d))).
+func (m *Model) groups(in Node, keys []vec.Expr) float64 {
+	rows := m.Rows(in)
+	d := 1.0
+	for _, g := range keys {
+		c, ok := g.(*vec.Column)
+		if !ok {
+			d *= rows * 0.1
+		} else if s, tc, ok := origin(in, c.Index); ok && m.hasRange(s, tc) {
+			d *= m.ndv(in, c.Index)
+		} else {
+			d *= rows * 0.1
+		}
+		if d >= rows {
+			break
+		}
+	}
+	d = max(min(d, rows), 1)
+	return max(d*(1-math.Exp(-rows/d)), 1)
+}
+
+func (m *Model) hasRange(s *Scan, col int) bool {
+	_, _, ok := m.st.Range(s, col)
+	return ok
 }
 
 func (m *Model) joinRows(j *Join) float64 {
@@ -288,12 +312,20 @@ func (m *Model) ndv(n Node, col int) float64 {
 
 // Selectivity guesses for what statistics do not answer.
 const (
-	selRange   = 0.3  // a range on a column without known bounds
-	selEqGuess = 0.05 // equality on a column without a known range (at least 1/rows)
+	selRange   = 0.3 // a range on a column without known bounds
+	selEqGuess = 0.1 // equality on a column without a known range (at least 1/rows)
 	selLike    = 0.2
 	selNull    = 0.1
 	selOther   = 0.3
+	// a comparison of an aggregate's value with a constant (HAVING):
+	// mostly a search for the few large groups
+	selAggregate = 0.1
 )
+
+func isAggregate(n Node) bool {
+	_, ok := n.(*Aggregate)
+	return ok
+}
 
 // conjSel is the selectivity of a conjunction over n's columns: range
 // comparisons of one column with constants are intersected (a BETWEEN is
@@ -315,6 +347,10 @@ func (m *Model) conjSel(n Node, conds []vec.Expr) float64 {
 		col, op, lit, ok := colCompare(c)
 		if !ok || (op != "<" && op != "<=" && op != ">" && op != ">=") {
 			f *= m.sel(n, c)
+			continue
+		}
+		if stop, _, _ := trace(n, col); isAggregate(stop) {
+			f *= selAggregate
 			continue
 		}
 		b := ranges[col]
@@ -404,6 +440,9 @@ func (m *Model) sel(n Node, e vec.Expr) float64 {
 		col, op, _, ok := colCompare(x)
 		if !ok {
 			return selOther
+		}
+		if stop, _, _ := trace(n, col); isAggregate(stop) {
+			return selAggregate // HAVING sum(x) > c
 		}
 		switch op {
 		case "=", "<=>":
