@@ -2,6 +2,7 @@ package logical
 
 import (
 	"math"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow/scalar"
 
@@ -38,13 +39,36 @@ func (RowsOnly) Range(*Scan, int) (int64, int64, bool) { return 0, 0, false }
 // smaller table: a foreign key's values are among the primary key's); the
 // number of distinct values of a column is min(table rows, max−min+1) when
 // its range is known, else the table's rows.
-type Model struct{ st TableStats }
+//
+// Estimates are memoized per node (nodes are immutable): a node's
+// estimate may need its inputs' more than once (a join key computed by a
+// projection over a join), which without the memo is exponential in the
+// depth of the tree.
+type Model struct {
+	st   TableStats
+	mu   sync.Mutex
+	memo map[Node]float64
+}
 
 // NewModel returns the model over st.
-func NewModel(st TableStats) *Model { return &Model{st: st} }
+func NewModel(st TableStats) *Model { return &Model{st: st, memo: map[Node]float64{}} }
 
 // Rows estimates the rows n returns (at least 1).
 func (m *Model) Rows(n Node) float64 {
+	m.mu.Lock()
+	v, ok := m.memo[n]
+	m.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = m.rows(n)
+	m.mu.Lock()
+	m.memo[n] = v
+	m.mu.Unlock()
+	return v
+}
+
+func (m *Model) rows(n Node) float64 {
 	switch x := n.(type) {
 	case *Scan:
 		return max(m.st.Rows(x)*m.conjSel(x, x.Filters), 1)
