@@ -346,7 +346,10 @@ func (g *joinGraph) build(p *joinPlan, used []bool) (Node, map[int]int, error) {
 	if len(on) == 0 {
 		return cur, pos, nil
 	}
-	if j, ok := cur.(*Join); ok {
+	if p.left != nil {
+		// the join built here (never a leaf's own join: nodes are
+		// immutable, and a leaf may be an outer join)
+		j := cur.(*Join)
 		var err error
 		if j.On, err = andAll(on); err != nil {
 			return nil, nil, err
