@@ -441,3 +441,20 @@ func indexSkips(m map[string]int) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// rangeFiles bounds the data files whose statistics ColumnRanges decodes.
+const rangeFiles = 4096
+
+// ColumnRanges implements ColumnRanger from the planned files' value
+// statistics.
+func (d *dataScan) ColumnRanges(ctx context.Context) (map[string][2]int64, error) {
+	rs, err := d.scan.ColumnRanges(ctx, d.native, rangeFiles)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][2]int64, len(rs))
+	for k, r := range rs {
+		out[k] = [2]int64{r.Min, r.Max}
+	}
+	return out, nil
+}

@@ -249,3 +249,12 @@ func CheckIndexSplits(what string, splits []Split, n int) error {
 	}
 	return nil
 }
+
+// ColumnRanger is implemented by scans that know, from metadata alone, the
+// range of values of their integer and date columns (the planner's
+// estimate of distinct values). Ranges are by column name (DATE as days
+// since the epoch); a column without a known range is absent. An estimate:
+// it may be wider or narrower than the live rows' range.
+type ColumnRanger interface {
+	ColumnRanges(ctx context.Context) (map[string][2]int64, error)
+}

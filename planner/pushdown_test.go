@@ -62,6 +62,11 @@ func (s *fakeScan) Stats() catalog.ScanStats {
 		FilesPrunedPartition: 50, FilesPrunedBucket: 20, FilesPrunedStats: 10, Residual: "price > 1"}
 }
 
+// ColumnRanges implements catalog.ColumnRanger (carried in planned splits).
+func (s *fakeScan) ColumnRanges(context.Context) (map[string][2]int64, error) {
+	return map[string][2]int64{"id": {1, 5}}, nil
+}
+
 func (s *fakeScan) Read(ctx context.Context, splits []catalog.Split, o catalog.ReadOptions) (catalog.Reader, error) {
 	s.t.reads++
 	return s.Scan.Read(ctx, splits, o)

@@ -21,8 +21,11 @@ import (
 // encoded as JSON (Statement.PlannedSplits) and given back through
 // Session.Splits.
 type PlannedScans struct {
-	Est   map[string]float64 `json:"est,omitempty"`
-	Scans []PlannedScan      `json:"scans"`
+	Est map[string]float64 `json:"est,omitempty"`
+	// Ranges are the integer and date column ranges join ordering used,
+	// per table (leafKey) and column name.
+	Ranges map[string]map[string][2]int64 `json:"ranges,omitempty"`
+	Scans  []PlannedScan                  `json:"scans"`
 }
 
 // PlannedScan is one scan's splits.
@@ -44,12 +47,21 @@ func (s *Statement) PlannedSplits(max int) (splits []byte, fits bool, err error)
 	}
 	var b bytes.Buffer
 	over := func() bool { return max > 0 && b.Len() > max }
-	est, err := json.Marshal(s.sq.leafEst.snapshot())
+	rows, ranges := s.sq.leafEst.snapshot()
+	est, err := json.Marshal(rows)
 	if err != nil {
 		return nil, false, fmt.Errorf("encode planned splits: %w", err)
 	}
 	b.WriteString(`{"est":`)
 	b.Write(est)
+	if len(ranges) > 0 {
+		rb, err := json.Marshal(ranges)
+		if err != nil {
+			return nil, false, fmt.Errorf("encode planned splits: %w", err)
+		}
+		b.WriteString(`,"ranges":`)
+		b.Write(rb)
+	}
 	b.WriteString(`,"scans":[`)
 	// The server adds the pinned snapshot to the session of every ticket:
 	// key the scans as the statement prepared with it will see them.
@@ -118,12 +130,14 @@ func (ps *PlannedScans) splitsFunc() func(*logical.Scan, catalog.ScanRequest) ([
 	}
 }
 
-// leafEstimates memoizes the metadata row count of each table (with its
-// options) that join ordering and EXPLAIN estimate from: one plan per
-// table instead of one per estimate, and, given carried estimates, none.
+// leafEstimates memoizes the metadata row count and the integer and date
+// column ranges of each table (with its options) that join ordering and
+// EXPLAIN estimate from: one plan per table instead of one per estimate,
+// and, given carried estimates, none.
 type leafEstimates struct {
-	mu   sync.Mutex
-	rows map[string]float64
+	mu     sync.Mutex
+	rows   map[string]float64
+	ranges map[string]map[string][2]int64
 }
 
 // leafKey names a table with its options, time travel left out: the
@@ -147,34 +161,69 @@ func leafKey(s *logical.Scan) string {
 	return b.String()
 }
 
-func (l *leafEstimates) get(ctx context.Context, s *logical.Scan) float64 {
+func (l *leafEstimates) get(ctx context.Context, s *logical.Scan) (float64, map[string][2]int64) {
 	k := leafKey(s)
 	l.mu.Lock()
 	v, ok := l.rows[k]
+	r := l.ranges[k]
 	l.mu.Unlock()
 	if ok {
-		return v
+		return v, r
 	}
 	v = 1e6
 	if sc, err := s.Table.NewScan(ctx, catalog.ScanRequest{Columns: []string{}, Limit: -1, Options: s.Options}); err == nil {
 		n, _ := sc.RowCount()
 		v = float64(n)
+		if cr, ok := sc.(catalog.ColumnRanger); ok {
+			// no ranges (an estimate) when the statistics do not decode
+			r, _ = cr.ColumnRanges(ctx)
+		}
 	}
 	l.mu.Lock()
 	if l.rows == nil {
 		l.rows = map[string]float64{}
 	}
 	l.rows[k] = v
+	if len(r) > 0 {
+		if l.ranges == nil {
+			l.ranges = map[string]map[string][2]int64{}
+		}
+		l.ranges[k] = r
+	}
 	l.mu.Unlock()
-	return v
+	return v, r
 }
 
-func (l *leafEstimates) snapshot() map[string]float64 {
+func (l *leafEstimates) snapshot() (map[string]float64, map[string]map[string][2]int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := make(map[string]float64, len(l.rows))
 	for k, v := range l.rows {
 		out[k] = v
 	}
-	return out
+	rs := make(map[string]map[string][2]int64, len(l.ranges))
+	for k, v := range l.ranges {
+		rs[k] = v
+	}
+	return out, rs
+}
+
+// tableStats adapts leafEstimates to logical.TableStats.
+type tableStats struct {
+	ctx context.Context
+	l   *leafEstimates
+}
+
+func (t tableStats) Rows(s *logical.Scan) float64 {
+	v, _ := t.l.get(t.ctx, s)
+	return v
+}
+
+func (t tableStats) Range(s *logical.Scan, col int) (lo, hi int64, ok bool) {
+	_, r := t.l.get(t.ctx, s)
+	if r == nil || col < 0 || col >= s.Table.Schema().NumFields() {
+		return 0, 0, false
+	}
+	x, ok := r[s.Table.Schema().Field(col).Name]
+	return x[0], x[1], ok
 }

@@ -79,3 +79,47 @@ func TestPlannedSplits(t *testing.T) {
 		t.Fatal("bad splits accepted")
 	}
 }
+
+// TestPlannedSplitsEstimates: the row counts and column ranges join
+// ordering used travel with the splits, and a statement prepared with
+// them uses them instead of planning the tables again.
+func TestPlannedSplitsEstimates(t *testing.T) {
+	mem := testutil.CheckedAllocator(t)
+	e, ft := newFakeEngine(t, mem)
+	ctx := context.Background()
+	const sql = "SELECT o1.id FROM orders o1 JOIN orders o2 ON o1.id = o2.id JOIN orders o3 ON o3.qty = o2.qty"
+	st, err := e.Prepare(ctx, sql, Session{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, fits, err := st.PlannedSplits(0)
+	if err != nil || !fits {
+		t.Fatalf("PlannedSplits: %v fits=%v", err, fits)
+	}
+	var ps PlannedScans
+	if err := json.Unmarshal(b, &ps); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	if len(ps.Est) != 1 || len(ps.Ranges) != 1 {
+		t.Fatalf("planned estimates %v ranges %v", ps.Est, ps.Ranges)
+	}
+	for k, r := range ps.Ranges {
+		if _, ok := ps.Est[k]; !ok || r["id"] != [2]int64{1, 5} {
+			t.Fatalf("ranges %v for estimates %v", ps.Ranges, ps.Est)
+		}
+	}
+	ft.reqs = nil
+	st2, err := e.Prepare(ctx, sql, Session{Options: st.PinnedOptions(), Splits: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range ft.reqs {
+		if r.Splits == nil {
+			t.Fatalf("a table planned again: %+v", ft.reqs)
+		}
+	}
+	rows, ranges := st2.sq.leafEst.snapshot()
+	if len(rows) != 1 || len(ranges) != 1 {
+		t.Fatalf("carried estimates not used: %v %v", rows, ranges)
+	}
+}

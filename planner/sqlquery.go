@@ -112,6 +112,7 @@ func (e *Engine) prepareSQL(ctx context.Context, st *parse.Statement, sess Sessi
 		for k, v := range planned.Est {
 			q.leafEst.rows[k] = v
 		}
+		q.leafEst.ranges = planned.Ranges
 	}
 	b, err := logical.Bind(ctx, ls, st, nil)
 	if err != nil {
@@ -157,10 +158,10 @@ func (e *Engine) scanBatchBytes() int64 {
 	return e.opts.Memory.Limit() / (e.opts.Memory.Children() + 1) / 64
 }
 
-// estimator estimates rows from the tables' metadata row counts (memoized
-// per table and options).
-func (q *sqlQuery) estimator(ctx context.Context) logical.Estimator {
-	return logical.DefaultEstimate(func(s *logical.Scan) float64 { return q.leafEst.get(ctx, s) })
+// estimator is the cardinality model over the tables' metadata row counts
+// and column ranges (memoized per table and options).
+func (q *sqlQuery) estimator(ctx context.Context) *logical.Model {
+	return logical.NewModel(tableStats{ctx: ctx, l: &q.leafEst})
 }
 
 func (q *sqlQuery) optimize(ctx context.Context, n logical.Node) (logical.Node, error) {
@@ -171,14 +172,13 @@ func (q *sqlQuery) optimize(ctx context.Context, n logical.Node) (logical.Node, 
 // the statement came with them).
 func (q *sqlQuery) physical(ctx context.Context, analyze bool) *physical.Planner {
 	return &physical.Planner{Concurrency: q.e.opts.Concurrency, Analyze: analyze, Splits: q.planned.splitsFunc(),
-		ScanBatchBytes: q.e.scanBatchBytes(), Estimate: q.estimator(ctx)}
+		ScanBatchBytes: q.e.scanBatchBytes(), Estimate: q.estimator(ctx).Rows}
 }
 
 // estimates returns the estimated rows of the operators lowered from nodes
-// (EXPLAIN): metadata row counts scaled by simple selectivities, as join
-// ordering estimates them.
+// (EXPLAIN): the cardinality model join ordering uses.
 func (q *sqlQuery) estimates(ctx context.Context, nodes map[exec.Operator]logical.Node) func(exec.Operator) (float64, bool) {
-	est := q.estimator(ctx)
+	est := q.estimator(ctx).Rows
 	return func(o exec.Operator) (float64, bool) {
 		n, ok := nodes[o]
 		if !ok {

@@ -26,7 +26,10 @@
 //     with the error "more than one row returned by a subquery used as an
 //     expression").
 //   - Rules never change results: a filter is removed only when a node
-//     below applies it exactly.
+//     below applies it exactly. Join ordering only reorders inner joins
+//     (every condition applied at the lowest join having its columns, the
+//     column order restored by a projection); estimates (cardinality.go)
+//     steer choices, never correctness.
 //   - Every expression an Aggregate evaluates (groups, Args, Filter and
 //     OrderBy keys of its AggExprs) indexes its input; rules that remap
 //     or rewrite columns (prune, fold) cover all four.

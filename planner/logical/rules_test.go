@@ -34,6 +34,25 @@ var rewrite = flag.Bool("rewrite", false, "rewrite golden files with the actual 
 // Row counts the estimator gives each table (join ordering).
 var ruleRows = map[string]float64{
 	"default.nation": 25, "default.customer": 1500, "default.orders": 15000, "default.lineitem": 60000,
+	"default.region": 5, "default.supplier": 100,
+}
+
+// Ranges of integer and date columns the estimator knows (distinct values
+// of keys: at most max-min+1).
+var ruleRanges = map[string][2]int64{
+	"n_nationkey": {0, 24}, "n_regionkey": {0, 4}, "r_regionkey": {0, 4},
+	"c_custkey": {1, 1500}, "c_nationkey": {0, 24}, "s_suppkey": {1, 100}, "s_nationkey": {0, 24},
+	"o_orderkey": {1, 60000}, "o_custkey": {1, 1500}, "l_orderkey": {1, 60000}, "l_suppkey": {1, 100},
+	"o_orderdate": {8035, 10591}, "l_shipdate": {8035, 10591},
+}
+
+type ruleStats struct{}
+
+func (ruleStats) Rows(s *logical.Scan) float64 { return ruleRows[s.Name] }
+
+func (ruleStats) Range(s *logical.Scan, col int) (int64, int64, bool) {
+	r, ok := ruleRanges[s.Table.Schema().Field(col).Name]
+	return r[0], r[1], ok
 }
 
 func ruleCatalog(t *testing.T) catalog.Catalog {
@@ -57,19 +76,21 @@ func ruleCatalog(t *testing.T) catalog.Catalog {
 	dec := func(n string) arrow.Field {
 		return arrow.Field{Name: n, Type: &arrow.Decimal128Type{Precision: 12, Scale: 2}, Nullable: true}
 	}
-	add("nation", i64("n_nationkey"), str("n_name"))
+	add("region", i64("r_regionkey"), str("r_name"))
+	add("nation", i64("n_nationkey"), str("n_name"), i64("n_regionkey"))
+	add("supplier", i64("s_suppkey"), str("s_name"), i64("s_nationkey"))
 	add("customer", i64("c_custkey"), str("c_name"), i64("c_nationkey"))
 	add("orders", i64("o_orderkey"), i64("o_custkey"), date("o_orderdate"), dec("o_total"), str("o_status"))
-	add("lineitem", i64("l_orderkey"), i64("l_quantity"), dec("l_price"), date("l_shipdate"))
+	add("lineitem", i64("l_orderkey"), i64("l_quantity"), dec("l_price"), date("l_shipdate"), i64("l_suppkey"))
 	return cat
 }
 
-var ruleFuncs = map[string]func(logical.Node, logical.Estimator) (logical.Node, error){
-	"fold":      func(n logical.Node, _ logical.Estimator) (logical.Node, error) { return logical.FoldConstants(n) },
-	"pushdown":  func(n logical.Node, _ logical.Estimator) (logical.Node, error) { return logical.PushFilters(n) },
+var ruleFuncs = map[string]func(logical.Node, *logical.Model) (logical.Node, error){
+	"fold":      func(n logical.Node, _ *logical.Model) (logical.Node, error) { return logical.FoldConstants(n) },
+	"pushdown":  func(n logical.Node, _ *logical.Model) (logical.Node, error) { return logical.PushFilters(n) },
 	"joinorder": logical.ReorderJoins,
-	"prune":     func(n logical.Node, _ logical.Estimator) (logical.Node, error) { return logical.PruneColumns(n) },
-	"limit":     func(n logical.Node, _ logical.Estimator) (logical.Node, error) { return logical.PushLimit(n), nil },
+	"prune":     func(n logical.Node, _ *logical.Model) (logical.Node, error) { return logical.PruneColumns(n) },
+	"limit":     func(n logical.Node, _ *logical.Model) (logical.Node, error) { return logical.PushLimit(n), nil },
 }
 
 func runRuleCase(t *testing.T, cat catalog.Catalog, directive, sql string) string {
@@ -82,7 +103,7 @@ func runRuleCase(t *testing.T, cat catalog.Catalog, directive, sql string) strin
 	if err != nil {
 		return "error: " + err.Error()
 	}
-	est := logical.DefaultEstimate(func(s *logical.Scan) float64 { return ruleRows[s.Name] })
+	est := logical.NewModel(ruleStats{})
 	n := b.Plan
 	cmd, args, _ := strings.Cut(directive, " ")
 	switch cmd {

@@ -10,7 +10,9 @@ import (
 // PushSemiJoins moves a semi join below the projections (of plain columns)
 // and inner joins of its left input, down to the input whose columns its
 // condition reads, when the subquery side is estimated smaller than that
-// input: the semi join then acts as a filter before the join fans out
+// input or than its current left input, and that input is not larger
+// than the current left input (a join that shrinks it keeps the semi
+// join above): the semi join then acts as a filter before the join fans out
 // (TPC-H Q18: orders IN (a few orders) is applied to orders, not to
 // orders ⋈ lineitem ⋈ customer). The result is the same: a row of an inner
 // join survives a semi join on its A columns exactly when its A part does.
@@ -97,7 +99,7 @@ func pushSemi(j *Join, est Estimator) (Node, error) {
 		}
 		nb := nl - na
 		if inA {
-			if est(j.Right) >= est(x.Left) {
+			if !pushSemiTo(est, j, x.Left) {
 				return j, nil
 			}
 			on := shiftFrom(j.On, nl, -nb)
@@ -107,7 +109,7 @@ func pushSemi(j *Join, est Estimator) (Node, error) {
 			}
 			return x.WithChildren(s, x.Right), nil
 		}
-		if est(j.Right) >= est(x.Right) {
+		if !pushSemiTo(est, j, x.Right) {
 			return j, nil
 		}
 		on := vec.Shift(j.On, -na)
@@ -118,6 +120,13 @@ func pushSemi(j *Join, est Estimator) (Node, error) {
 		return x.WithChildren(x.Left, s), nil
 	}
 	return j, nil
+}
+
+// pushSemiTo reports whether semi join j is worth moving down to input
+// to of its left input's join.
+func pushSemiTo(est Estimator, j *Join, to Node) bool {
+	l, t := est(j.Left), est(to)
+	return t <= l && est(j.Right) < max(t, l)
 }
 
 var errNotPlain = errors.New("not a plain column")
