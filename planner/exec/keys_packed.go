@@ -498,9 +498,9 @@ func (f pkField) put() pkPut {
 
 // pack writes the packed key of every row into sc.lo/sc.mid/sc.hi and
 // sets gids to 0. A row with a string longer than its column's k makes
-// long true; when !ins its gid is set to -1 (a miss). In a narrow layout
-// no field is in the second key word (its masks are 0), so mid aliases
-// lo: the writes to it or in nothing.
+// long true; when !ins its gid is set to -1 (a miss). A column with no
+// field in the second key word (every column of a narrow layout) gets a
+// nil mid: its loop skips that word.
 func (t *ktPacked) pack(keys []arrow.Array, gids []int32, sc *pkScratch, ins bool) (long bool, err error) {
 	n := len(gids)
 	sc.lo = ktResize(sc.lo, n)
@@ -508,7 +508,7 @@ func (t *ktPacked) pack(keys []arrow.Array, gids []int32, sc *pkScratch, ins boo
 	lo, hi := sc.lo[:n], sc.hi[:n]
 	clear(lo)
 	clear(hi)
-	mid := lo
+	var mid []uint64
 	if t.wide {
 		sc.mid = ktResize(sc.mid, n)
 		mid = sc.mid[:n]
@@ -518,6 +518,10 @@ func (t *ktPacked) pack(keys []arrow.Array, gids []int32, sc *pkScratch, ins boo
 	for i, c := range t.cols {
 		col := keys[i]
 		bm, off := ktValidity(col)
+		mid := mid
+		if c.val.word != 2 && c.tag.word != 2 {
+			mid = nil
+		}
 		switch c.kind {
 		case pkFixed:
 			raw := ktFixedBytes(col, c.w)
@@ -560,7 +564,9 @@ func (t *ktPacked) pack(keys []arrow.Array, gids []int32, sc *pkScratch, ins boo
 					v = 1
 				}
 				lo[r] |= (v<<vp.ls)&vp.lm | (1<<tp.ls)&tp.lm
-				mid[r] |= (v<<vp.ms)&vp.mm | (1<<tp.ms)&tp.mm
+				if mid != nil {
+					mid[r] |= (v<<vp.ms)&vp.mm | (1<<tp.ms)&tp.mm
+				}
 				hi[r] |= uint32((v<<vp.hs)&vp.hm | (1<<tp.hs)&tp.hm)
 			}
 		default:
@@ -593,7 +599,9 @@ func pkFixedLoop[T uint8 | uint16 | uint32 | uint64](vals []T, c pkCol, bm []byt
 		}
 		x := uint64(v)
 		lo[r] |= (x<<vp.ls)&vp.lm | tl
-		mid[r] |= (x<<vp.ms)&vp.mm | tm
+		if mid != nil {
+			mid[r] |= (x<<vp.ms)&vp.mm | tm
+		}
 		hi[r] |= uint32((x<<vp.hs)&vp.hm) | th
 	}
 }
@@ -619,7 +627,9 @@ func pkRangeLoop[T int32 | int64](vals []T, c pkCol, bm []byte, off int, lo, mid
 			continue
 		}
 		lo[r] |= (x<<vp.ls)&vp.lm | tl
-		mid[r] |= (x<<vp.ms)&vp.mm | tm
+		if mid != nil {
+			mid[r] |= (x<<vp.ms)&vp.mm | tm
+		}
 		hi[r] |= uint32((x<<vp.hs)&vp.hm) | th
 	}
 	return long
@@ -657,7 +667,9 @@ func pkStrLoop[O int32 | int64](offs []O, data []byte, c pkCol, bm []byte, off i
 		}
 		tg := uint64(l + 1)
 		lo[r] |= (x<<vp.ls)&vp.lm | (tg<<tp.ls)&tp.lm
-		mid[r] |= (x<<vp.ms)&vp.mm | (tg<<tp.ms)&tp.mm
+		if mid != nil {
+			mid[r] |= (x<<vp.ms)&vp.mm | (tg<<tp.ms)&tp.mm
+		}
 		hi[r] |= uint32((x<<vp.hs)&vp.hm | (tg<<tp.hs)&tp.hm)
 	}
 	return long, nil

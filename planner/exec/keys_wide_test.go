@@ -211,3 +211,45 @@ func TestKeyTablePackedWideConcurrentLookup(t *testing.T) {
 		t.Fatalf("%.1f allocations per Lookup of 2000 rows", allocs)
 	}
 }
+
+// BenchmarkKeyTableWatchIDClientIP is ClickBench Q33's key: GROUP BY a
+// full-range BIGINT and an INT, 1M rows of ~1M distinct keys in 4096-row
+// batches, general path versus packed (wide).
+func BenchmarkKeyTableWatchIDClientIP(b *testing.B) {
+	mem := memory.NewGoAllocator()
+	rng := rand.New(rand.NewPCG(47, 48))
+	const rows, batch = 1 << 20, 4096
+	var batches [][]arrow.Array
+	for r := 0; r < rows; r += batch {
+		w, c := array.NewInt64Builder(mem), array.NewInt32Builder(mem)
+		for range batch {
+			w.Append(int64(rng.Uint64()))
+			c.Append(int32(rng.Uint32()))
+		}
+		batches = append(batches, []arrow.Array{w.NewArray(), c.NewArray()})
+		w.Release()
+		c.Release()
+	}
+	defer ktReleaseAll(batches...)
+	types := []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int32}
+	for _, bc := range []struct {
+		name string
+		mk   func() KeyTable
+	}{
+		{"general", func() KeyTable { return newKtGen(types) }},
+		{"packed", func() KeyTable { return NewKeyTable(types) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			gids := make([]int32, batch)
+			for b.Loop() {
+				kt := bc.mk()
+				for _, cols := range batches {
+					if err := kt.Insert(cols, gids); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows), "ns/row")
+		})
+	}
+}
