@@ -28,9 +28,13 @@ import (
 //   - several columns, each fixed-width (not float), BOOLEAN or
 //     STRING/BINARY, whose values pack into 96 bits with a validity
 //     field per column (strings at most k bytes, k chosen at the first
-//     batch): a ktU64Map over (key, tag) (ktPacked, keys_packed.go); it
-//     turns into a ktGen, keeping ids, when a later batch holds a longer
-//     string;
+//     batch; 4- and 8-byte integers range-packed when that makes them
+//     fit): a ktU64Map over (key, tag) (ktPacked, keys_packed.go);
+//   - the same when they pack only into 160 bits (BIGINT+INT, two
+//     BIGINTs, BIGINT+short string, BIGINT+INT+SMALLINT): a ktU128Map
+//     over (k0, k1, tag) (ktPacked's wide layout, keys_wide.go); either
+//     packed layout turns into a ktGen, keeping ids, when a later batch
+//     holds a longer string or a value outside a range-packed range;
 //   - anything else (several columns, decimals, fixed-size binary, NULL
 //     type...): each row's key is encoded into bytes column by column and
 //     hashed (ktGen, keys_bytes.go).

@@ -13,15 +13,17 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// ---- several short columns packed into 96 bits -----------------------------
+// ---- several short columns packed into 96 or 160 bits ----------------------
 
-// ktPacked keys two or more columns whose values together fit in 96 bits:
-// the 64-bit key and the 32-bit tag of a ktU64Map slot. Each column is
+// ktPacked keys two or more columns whose values together fit in 96 bits
+// (the 64-bit key and the 32-bit tag of a ktU64Map slot) or, when they do
+// not, in 160 bits (wide: two 64-bit words and the 32-bit tag of a
+// ktU128Map slot, keys_wide.go; BIGINT+INT, two BIGINTs). Each column is
 // a fixed-width non-float type of 1, 2, 4 or 8 bytes, a BOOLEAN, or a
 // STRING/BINARY (or LARGE_*) column whose values are at most k bytes.
 //
 // Each column owns two bit fields (placed by pkLayout, a field never
-// straddles the two words):
+// straddles two words):
 //
 //   - fixed width: the value's 8w raw bits, and a validity bit (1 = valid;
 //     the value is 0 when NULL);
@@ -35,7 +37,9 @@ import (
 // When the fixed-width fields do not fit at full width (two BIGINTs), the
 // 4- and 8-byte columns are range-packed: the sign-extended value minus a
 // base, in as many bits as the first batch's range needs plus two (see
-// choose). A later insert outside the range turns the table into a ktGen
+// choose; only when the full widths fit neither 96 nor 160 bits, or when
+// range-packing makes them fit 96). A later insert outside the range turns
+// the table into a ktGen
 // like a long string; a lookup outside it is a miss.
 //
 // The k of each string column is chosen at the first non-empty Insert from
@@ -48,15 +52,18 @@ type ktPacked struct {
 	types []arrow.DataType
 	cols  []pkCol
 	ready bool // the layout is chosen
+	wide  bool // the layout uses the second key word: m2 and mid
 	m     ktU64Map
+	m2    ktU128Map
 	lo    []uint64 // key words by id
+	mid   []uint64 // second key words by id (wide)
 	hi    []uint32 // tag words by id
 	gen   *ktGen   // once the keys no longer fit: everything goes here
 	sc    pkScratch
 }
 
 type pkField struct {
-	word  uint8 // 0: the 64-bit key, 1: the 32-bit tag
+	word  uint8 // 0: the 64-bit key, 1: the 32-bit tag, 2: the second 64-bit key (wide)
 	shift uint8
 	bits  uint8
 }
@@ -68,10 +75,13 @@ func (f pkField) mask() uint64 {
 	return 1<<f.bits - 1
 }
 
-func (f pkField) get(lo uint64, hi uint32) uint64 {
+func (f pkField) get(lo, mid uint64, hi uint32) uint64 {
 	x := lo
-	if f.word == 1 {
+	switch f.word {
+	case 1:
 		x = uint64(hi)
+	case 2:
+		x = mid
 	}
 	return (x >> f.shift) & f.mask()
 }
@@ -99,6 +109,7 @@ type pkCol struct {
 
 type pkScratch struct {
 	lo   []uint64
+	mid  []uint64
 	hi   []uint32
 	lens []int
 }
@@ -138,9 +149,10 @@ func newKtPacked(types []arrow.DataType) *ktPacked {
 	return &ktPacked{types: types, cols: cols}
 }
 
-// pkLayout places every column's fields into the two words (first fit,
-// widest first), reporting whether they fit.
-func pkLayout(cols []pkCol) bool {
+// pkLayout places every column's fields into the key and tag words (and,
+// when wide, the second key word; first fit, widest first), reporting
+// whether they fit.
+func pkLayout(cols []pkCol, wide bool) bool {
 	type item struct {
 		f    *pkField
 		size int
@@ -162,15 +174,18 @@ func pkLayout(cols []pkCol) bool {
 		}
 	}
 	slices.SortStableFunc(items, func(a, b item) int { return b.size - a.size })
-	used := [2]int{}
-	caps := [2]int{64, 32}
+	used := [3]int{}
+	caps := [3]int{64, 32, 0}
+	if wide {
+		caps[2] = 64
+	}
 	for _, it := range items {
 		if it.size == 0 {
 			*it.f = pkField{}
 			continue
 		}
 		placed := false
-		for w := range 2 {
+		for w := range 3 {
 			if used[w]+it.size <= caps[w] {
 				*it.f = pkField{word: uint8(w), shift: uint8(used[w]), bits: uint8(it.size)}
 				used[w] += it.size
@@ -186,14 +201,31 @@ func pkLayout(cols []pkCol) bool {
 }
 
 // choose picks the string widths from the first batch's longest values
-// (lens) and lays the columns out; false when they do not fit. When the
-// fixed-width columns do not fit at full width, those of 4 or 8 bytes are
-// range-packed: base and width from the first batch's values (keys), with
-// two spare bits (four times the range) for later batches.
+// (lens) and lays the columns out; false when they do not fit. In order:
+// 96 bits at full width; 96 bits with the fixed-width columns of 4 or 8
+// bytes range-packed (base and width from the first batch's values, keys,
+// with two spare bits, four times the range, for later batches); 160 bits
+// (wide) at full width; 160 bits range-packed.
 func (t *ktPacked) choose(lens []int, keys []arrow.Array) bool {
-	if t.chooseWidths(lens) {
-		return true
+	for _, wide := range []bool{false, true} {
+		t.wide = wide
+		for i := range t.cols {
+			t.cols[i].rng, t.cols[i].base, t.cols[i].vb = false, 0, 0
+		}
+		if t.chooseWidths(lens) {
+			return true
+		}
+		if t.rangePack(keys) && t.chooseWidths(lens) {
+			return true
+		}
 	}
+	t.wide = false
+	return false
+}
+
+// rangePack range-packs the fixed-width columns of 4 or 8 bytes whose
+// first batch's range leaves bits to spare, reporting whether any is.
+func (t *ktPacked) rangePack(keys []arrow.Array) bool {
 	any := false
 	for i := range t.cols {
 		c := &t.cols[i]
@@ -214,7 +246,7 @@ func (t *ktPacked) choose(lens []int, keys []arrow.Array) bool {
 		c.rng, c.base, c.vb = true, int64(uint64(mn)-slack), vb
 		any = true
 	}
-	return any && t.chooseWidths(lens)
+	return any
 }
 
 // pkRange returns the least and greatest valid value (sign-extended) of a
@@ -253,7 +285,7 @@ func (t *ktPacked) chooseWidths(lens []int) bool {
 			c.k = lens[i]
 		}
 	}
-	if !pkLayout(t.cols) {
+	if !pkLayout(t.cols, t.wide) {
 		return false
 	}
 	// Widen the string columns (round robin) while they fit: room for
@@ -266,14 +298,14 @@ func (t *ktPacked) chooseWidths(lens []int) bool {
 				continue
 			}
 			c.k++
-			if pkLayout(t.cols) {
+			if pkLayout(t.cols, t.wide) {
 				grown = true
 			} else {
 				c.k--
 			}
 		}
 	}
-	return pkLayout(t.cols)
+	return pkLayout(t.cols, t.wide)
 }
 
 func (t *ktPacked) Len() int {
@@ -287,8 +319,8 @@ func (t *ktPacked) Bytes() int64 {
 	if t.gen != nil {
 		return t.gen.Bytes() + 64
 	}
-	return t.m.bytes() + 8*int64(cap(t.lo)) + 4*int64(cap(t.hi)) +
-		8*int64(cap(t.sc.lo)) + 4*int64(cap(t.sc.hi)) + 64
+	return t.m.bytes() + t.m2.bytes() + 8*int64(cap(t.lo)) + 8*int64(cap(t.mid)) + 4*int64(cap(t.hi)) +
+		8*int64(cap(t.sc.lo)) + 8*int64(cap(t.sc.mid)) + 4*int64(cap(t.sc.hi)) + 64
 }
 
 // lens sets sc.lens[i] to the longest valid value of each string column
@@ -371,6 +403,10 @@ func (t *ktPacked) Insert(keys []arrow.Array, gids []int32) error {
 		}
 		return t.gen.Insert(keys, gids)
 	}
+	if t.wide {
+		t.insertWide(sc.lo[:n], sc.mid[:n], sc.hi[:n], gids)
+		return nil
+	}
 	lo, hi := sc.lo[:n], sc.hi[:n]
 	m := &t.m
 	if m.slots == nil {
@@ -422,6 +458,10 @@ func (t *ktPacked) Lookup(keys []arrow.Array, gids []int32) error {
 	if _, err := t.pack(keys, gids, sc, false); err != nil { // long rows: gids -1
 		return err
 	}
+	if t.wide {
+		t.lookupWide(sc.lo[:n], sc.mid[:n], sc.hi[:n], gids)
+		return nil
+	}
 	lo, hi := sc.lo[:n], sc.hi[:n]
 	lastK, lastH, lastG := uint64(0), uint32(0), int32(-2)
 	for r := range gids {
@@ -440,22 +480,27 @@ func (t *ktPacked) Lookup(keys []arrow.Array, gids []int32) error {
 }
 
 // pkPut writes a field without branching on its word: the value shifted
-// into place, masked to nothing for the other word.
+// into place, masked to nothing for the other words.
 type pkPut struct {
-	ls, hs uint8
-	lm, hm uint64
+	ls, ms, hs uint8
+	lm, mm, hm uint64
 }
 
 func (f pkField) put() pkPut {
-	if f.word == 0 {
+	switch f.word {
+	case 0:
 		return pkPut{ls: f.shift, lm: ^uint64(0)}
+	case 2:
+		return pkPut{ms: f.shift, mm: ^uint64(0)}
 	}
 	return pkPut{hs: f.shift, hm: ^uint64(0)}
 }
 
-// pack writes the packed key of every row into sc.lo/sc.hi and sets gids
-// to 0. A row with a string longer than its column's k makes long true;
-// when !ins its gid is set to -1 (a miss).
+// pack writes the packed key of every row into sc.lo/sc.mid/sc.hi and
+// sets gids to 0. A row with a string longer than its column's k makes
+// long true; when !ins its gid is set to -1 (a miss). A column with no
+// field in the second key word (every column of a narrow layout) gets a
+// nil mid: its loop skips that word.
 func (t *ktPacked) pack(keys []arrow.Array, gids []int32, sc *pkScratch, ins bool) (long bool, err error) {
 	n := len(gids)
 	sc.lo = ktResize(sc.lo, n)
@@ -463,19 +508,29 @@ func (t *ktPacked) pack(keys []arrow.Array, gids []int32, sc *pkScratch, ins boo
 	lo, hi := sc.lo[:n], sc.hi[:n]
 	clear(lo)
 	clear(hi)
+	var mid []uint64
+	if t.wide {
+		sc.mid = ktResize(sc.mid, n)
+		mid = sc.mid[:n]
+		clear(mid)
+	}
 	clear(gids)
 	for i, c := range t.cols {
 		col := keys[i]
 		bm, off := ktValidity(col)
+		mid := mid
+		if c.val.word != 2 && c.tag.word != 2 {
+			mid = nil
+		}
 		switch c.kind {
 		case pkFixed:
 			raw := ktFixedBytes(col, c.w)
 			if c.rng {
 				var l bool
 				if c.w == 4 {
-					l = pkRangeLoop(arrow.Int32Traits.CastFromBytes(raw), c, bm, off, lo, hi, gids, ins)
+					l = pkRangeLoop(arrow.Int32Traits.CastFromBytes(raw), c, bm, off, lo, mid, hi, gids, ins)
 				} else {
-					l = pkRangeLoop(arrow.Int64Traits.CastFromBytes(raw), c, bm, off, lo, hi, gids, ins)
+					l = pkRangeLoop(arrow.Int64Traits.CastFromBytes(raw), c, bm, off, lo, mid, hi, gids, ins)
 				}
 				if l && ins {
 					return true, nil
@@ -485,13 +540,13 @@ func (t *ktPacked) pack(keys []arrow.Array, gids []int32, sc *pkScratch, ins boo
 			}
 			switch c.w {
 			case 1:
-				pkFixedLoop(arrow.Uint8Traits.CastFromBytes(raw), c, bm, off, lo, hi)
+				pkFixedLoop(arrow.Uint8Traits.CastFromBytes(raw), c, bm, off, lo, mid, hi)
 			case 2:
-				pkFixedLoop(arrow.Uint16Traits.CastFromBytes(raw), c, bm, off, lo, hi)
+				pkFixedLoop(arrow.Uint16Traits.CastFromBytes(raw), c, bm, off, lo, mid, hi)
 			case 4:
-				pkFixedLoop(arrow.Uint32Traits.CastFromBytes(raw), c, bm, off, lo, hi)
+				pkFixedLoop(arrow.Uint32Traits.CastFromBytes(raw), c, bm, off, lo, mid, hi)
 			default:
-				pkFixedLoop(arrow.Uint64Traits.CastFromBytes(raw), c, bm, off, lo, hi)
+				pkFixedLoop(arrow.Uint64Traits.CastFromBytes(raw), c, bm, off, lo, mid, hi)
 			}
 		case pkBool:
 			d := col.Data()
@@ -509,6 +564,9 @@ func (t *ktPacked) pack(keys []arrow.Array, gids []int32, sc *pkScratch, ins boo
 					v = 1
 				}
 				lo[r] |= (v<<vp.ls)&vp.lm | (1<<tp.ls)&tp.lm
+				if mid != nil {
+					mid[r] |= (v<<vp.ms)&vp.mm | (1<<tp.ms)&tp.mm
+				}
 				hi[r] |= uint32((v<<vp.hs)&vp.hm | (1<<tp.hs)&tp.hm)
 			}
 		default:
@@ -518,9 +576,9 @@ func (t *ktPacked) pack(keys []arrow.Array, gids []int32, sc *pkScratch, ins boo
 			}
 			var l bool
 			if o64 != nil {
-				l, err = pkStrLoop(o64, data, c, bm, off, lo, hi, gids, ins)
+				l, err = pkStrLoop(o64, data, c, bm, off, lo, mid, hi, gids, ins)
 			} else {
-				l, err = pkStrLoop(o32, data, c, bm, off, lo, hi, gids, ins)
+				l, err = pkStrLoop(o32, data, c, bm, off, lo, mid, hi, gids, ins)
 			}
 			if err != nil {
 				return false, err
@@ -531,26 +589,29 @@ func (t *ktPacked) pack(keys []arrow.Array, gids []int32, sc *pkScratch, ins boo
 	return long, nil
 }
 
-func pkFixedLoop[T uint8 | uint16 | uint32 | uint64](vals []T, c pkCol, bm []byte, off int, lo []uint64, hi []uint32) {
+func pkFixedLoop[T uint8 | uint16 | uint32 | uint64](vals []T, c pkCol, bm []byte, off int, lo, mid []uint64, hi []uint32) {
 	vals = vals[:len(lo)]
 	vp, tp := c.val.put(), c.tag.put()
-	tl, th := (1<<tp.ls)&tp.lm, uint32((1<<tp.hs)&tp.hm)
+	tl, tm, th := (1<<tp.ls)&tp.lm, (1<<tp.ms)&tp.mm, uint32((1<<tp.hs)&tp.hm)
 	for r, v := range vals {
 		if bm != nil && !bitutil.BitIsSet(bm, off+r) {
 			continue
 		}
 		x := uint64(v)
 		lo[r] |= (x<<vp.ls)&vp.lm | tl
+		if mid != nil {
+			mid[r] |= (x<<vp.ms)&vp.mm | tm
+		}
 		hi[r] |= uint32((x<<vp.hs)&vp.hm) | th
 	}
 }
 
 // pkRangeLoop packs a range-packed column; a value outside the range sets
 // long (and, when !ins, its gid to -1; when ins it stops at once).
-func pkRangeLoop[T int32 | int64](vals []T, c pkCol, bm []byte, off int, lo []uint64, hi []uint32, gids []int32, ins bool) (long bool) {
+func pkRangeLoop[T int32 | int64](vals []T, c pkCol, bm []byte, off int, lo, mid []uint64, hi []uint32, gids []int32, ins bool) (long bool) {
 	vals = vals[:len(lo)]
 	vp, tp := c.val.put(), c.tag.put()
-	tl, th := (1<<tp.ls)&tp.lm, uint32((1<<tp.hs)&tp.hm)
+	tl, tm, th := (1<<tp.ls)&tp.lm, (1<<tp.ms)&tp.mm, uint32((1<<tp.hs)&tp.hm)
 	base, vb := uint64(c.base), uint(c.vb)
 	for r, v := range vals {
 		if bm != nil && !bitutil.BitIsSet(bm, off+r) {
@@ -566,12 +627,15 @@ func pkRangeLoop[T int32 | int64](vals []T, c pkCol, bm []byte, off int, lo []ui
 			continue
 		}
 		lo[r] |= (x<<vp.ls)&vp.lm | tl
+		if mid != nil {
+			mid[r] |= (x<<vp.ms)&vp.mm | tm
+		}
 		hi[r] |= uint32((x<<vp.hs)&vp.hm) | th
 	}
 	return long
 }
 
-func pkStrLoop[O int32 | int64](offs []O, data []byte, c pkCol, bm []byte, off int, lo []uint64, hi []uint32, gids []int32, ins bool) (long bool, err error) {
+func pkStrLoop[O int32 | int64](offs []O, data []byte, c pkCol, bm []byte, off int, lo, mid []uint64, hi []uint32, gids []int32, ins bool) (long bool, err error) {
 	if offs[0] < 0 || int64(offs[len(offs)-1]) > int64(len(data)) {
 		return false, fmt.Errorf("exec: key column offsets outside its data")
 	}
@@ -603,6 +667,9 @@ func pkStrLoop[O int32 | int64](offs []O, data []byte, c pkCol, bm []byte, off i
 		}
 		tg := uint64(l + 1)
 		lo[r] |= (x<<vp.ls)&vp.lm | (tg<<tp.ls)&tp.lm
+		if mid != nil {
+			mid[r] |= (x<<vp.ms)&vp.mm | (tg<<tp.ms)&tp.mm
+		}
 		hi[r] |= uint32((x<<vp.hs)&vp.hm | (tg<<tp.hs)&tp.hm)
 	}
 	return long, nil
@@ -632,7 +699,7 @@ func (t *ktPacked) migrate() error {
 		}
 	}
 	t.gen = g
-	t.m, t.lo, t.hi, t.sc = ktU64Map{}, nil, nil, pkScratch{}
+	t.m, t.m2, t.lo, t.mid, t.hi, t.sc = ktU64Map{}, ktU128Map{}, nil, nil, nil, pkScratch{}
 	return nil
 }
 
@@ -647,7 +714,7 @@ func (t *ktPacked) Keys(mem memory.Allocator) ([]arrow.Array, error) {
 		vb := valid.Bytes()
 		nulls := 0
 		for id := range n {
-			if c.tag.get(t.lo[id], t.hi[id]) != 0 {
+			if c.tag.get(t.words(id)) != 0 {
 				bitutil.SetBit(vb, id)
 			} else {
 				nulls++
@@ -662,8 +729,8 @@ func (t *ktPacked) Keys(mem memory.Allocator) ([]arrow.Array, error) {
 			data := ktBuffer(mem, n*c.w)
 			b := data.Bytes()
 			for id := range n {
-				v := c.val.get(t.lo[id], t.hi[id])
-				if c.rng && c.tag.get(t.lo[id], t.hi[id]) != 0 {
+				v := c.val.get(t.words(id))
+				if c.rng && c.tag.get(t.words(id)) != 0 {
 					v += uint64(c.base)
 				}
 				switch c.w {
@@ -682,7 +749,7 @@ func (t *ktPacked) Keys(mem memory.Allocator) ([]arrow.Array, error) {
 			data := ktBuffer(mem, int(bitutil.BytesForBits(int64(n))))
 			b := data.Bytes()
 			for id := range n {
-				if c.val.get(t.lo[id], t.hi[id]) != 0 {
+				if c.val.get(t.words(id)) != 0 {
 					bitutil.SetBit(b, id)
 				}
 			}
@@ -690,7 +757,7 @@ func (t *ktPacked) Keys(mem memory.Allocator) ([]arrow.Array, error) {
 		default:
 			total := 0
 			for id := range n {
-				if l := c.tag.get(t.lo[id], t.hi[id]); l > 0 {
+				if l := c.tag.get(t.words(id)); l > 0 {
 					total += int(l - 1)
 				}
 			}
@@ -718,8 +785,8 @@ func (t *ktPacked) Keys(mem memory.Allocator) ([]arrow.Array, error) {
 			}
 			p := 0
 			for id := range n {
-				if l := int(c.tag.get(t.lo[id], t.hi[id])); l > 1 {
-					x := c.val.get(t.lo[id], t.hi[id])
+				if l := int(c.tag.get(t.words(id))); l > 1 {
+					x := c.val.get(t.words(id))
 					for j := range l - 1 {
 						db[p+j] = byte(x >> (8 * j))
 					}

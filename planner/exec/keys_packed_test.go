@@ -188,12 +188,13 @@ func TestKeyTablePackedFallback(t *testing.T) {
 			ktAsPacked(t, kt, true)
 			ktReleaseAll(append(small, look...)...)
 		}
-		// values spread over the whole int64 range from the first batch
+		// values spread over the whole int64 range from the first batch:
+		// the wide (160-bit) layout at full width
 		types := []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64}
 		ins := [][]arrow.Array{ktShortBatch(mem, rng, types, 300, 0, math.MaxInt, 10)}
 		defer ktReleaseAll(ins...)
 		kt := ktCompare(t, mem, types, ins, ins)
-		ktAsPacked(t, kt, true)
+		ktAsWide(t, kt, true, false)
 	})
 	t.Run("lookup before insert", func(t *testing.T) {
 		types := []arrow.DataType{arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int8}
