@@ -161,6 +161,11 @@ func prune(n Node, req []bool) (Node, []int, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		// A join copies every input column to its output, so columns a
+		// child keeps only for its own use (a Filter's predicate
+		// columns) are dropped before the join rather than gathered.
+		l, lm = narrow(l, lm, lr)
+		r, rm = narrow(r, rm, rr)
 		newNL := len(l.Schema())
 		jm := make([]int, nl+len(rs))
 		for i := range ls {
@@ -338,4 +343,51 @@ func remapKeys(keys []exec.SortKey, m []int) ([]exec.SortKey, error) {
 		out[i].Expr = e
 	}
 	return out, nil
+}
+
+// narrow puts a column-selecting Project over n (pruned, with old→new map
+// m) when n still outputs columns req does not ask for — a Filter keeps
+// its predicate's columns — and returns the node and the updated map.
+// Without such columns (or when req asks for none) n is returned
+// unchanged.
+func narrow(n Node, m []int, req []bool) (Node, []int) {
+	s := n.Schema()
+	used := make([]bool, len(s))
+	extra := false
+	for i, j := range m {
+		if j < 0 {
+			continue
+		}
+		if i < len(req) && req[i] {
+			used[j] = true
+		}
+	}
+	any := false
+	for _, u := range used {
+		extra = extra || !u
+		any = any || u
+	}
+	// A zero-column batch would lose its row count: keep n as it is.
+	if !extra || !any {
+		return n, m
+	}
+	nm := make([]int, len(s))
+	var exprs []vec.Expr
+	var ns Schema
+	for j, u := range used {
+		nm[j] = -1
+		if u {
+			nm[j] = len(exprs)
+			exprs = append(exprs, s.Col(j))
+			ns = append(ns, s[j])
+		}
+	}
+	out := make([]int, len(m))
+	for i, j := range m {
+		out[i] = -1
+		if j >= 0 {
+			out[i] = nm[j]
+		}
+	}
+	return &Project{Input: n, Exprs: exprs, S: ns}, out
 }
