@@ -59,5 +59,6 @@ SELECT id, CAST(i AS TEXT) AS a, CAST(f AS REAL) AS b, CAST(d AS NUMERIC(10,1)) 
 SELECT id, CURRENT_TIMESTAMP >= ts AS a, NOW() > TIMESTAMP '2020-01-01 00:00:00' AS b, TODAY() >= dt AS c FROM t4;
 -- known: the bitwise operators | << >> and XOR are not implemented
 SELECT id, BIT_COUNT(CAST(k AS BIGINT)) AS a, k & 3 AS b, k | 8 AS c, k << 2 AS e, xor(k, 5) AS g FROM t4;
--- known: ISNAN/ISINF/ISFINITE/EVEN/GCD/LCM are not implemented
+SELECT ISNAN('NaN'::DOUBLE) AS a, ISINF(-'inf'::DOUBLE) AS b, ISFINITE('inf'::DOUBLE) AS c, EVEN(-2.5) AS e, EVEN(0) AS e0, GCD(-12, 18) AS g, LCM(-4, 6) AS l, GCD(0, 0) AS g0, LCM(0, 5) AS l0;
+SELECT LCM(9223372036854775807, 2) AS a;
 SELECT id, ISNAN(f) AS a, ISINF(f) AS b, ISFINITE(f) AS c, EVEN(f) AS e, GCD(k, 12) AS g, LCM(k + 1, 4) AS h FROM t4;
