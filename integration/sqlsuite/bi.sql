@@ -68,7 +68,7 @@ SELECT CAST(EXTRACT(DOW FROM dt) AS INTEGER) + 1 AS dow, COUNT(*) AS c FROM t1 G
 SELECT (CAST(DATE_TRUNC('week', (dt + INTERVAL '1 day')) AS DATE) - INTERVAL '1 day') AS w, COUNT(*) AS c FROM t1 GROUP BY 1;
 SELECT CAST(EXTRACT(YEAR FROM ts) AS INTEGER) AS y, CAST(EXTRACT(QUARTER FROM ts) AS INTEGER) AS q, SUM(f) AS s FROM t1 GROUP BY 1, 2;
 SELECT id, CAST(CAST(ts AS TIME) AS VARCHAR) AS tv, CAST(ts AS TIME) < TIME '12:00:00' AS am FROM t4;
--- known: INTERVAL * DOUBLE and INTERVAL / number are not implemented
+-- known: INTERVAL * DOUBLE is not implemented
 SELECT id, DATE_TRUNC('minute', ts) + INTERVAL '15 minutes' * FLOOR(EXTRACT(MINUTE FROM ts) / 15) AS q FROM t4;
 SELECT id, TO_TIMESTAMP(EPOCH(ts)) = ts AS a FROM t4;
 SELECT id, CAST(ts AS DATE) + 1 AS a, dt - DATE '2024-01-01' AS b, dt + CAST(id AS INTEGER) AS c FROM t4;
@@ -107,5 +107,8 @@ SELECT id, LENGTH(CAST(id AS VARCHAR)) AS a, LPAD(CAST(id AS VARCHAR), 4, '0') A
 SELECT id, EXTRACT(YEAR FROM dt) || '-Q' || EXTRACT(QUARTER FROM dt) AS yq, STRFTIME(dt, '%Y') || '-W' || LPAD(CAST(WEEK(dt) AS VARCHAR), 2, '0') AS yw FROM t4;
 SELECT id, DATE_TRUNC('month', dt)::DATE AS m, DATE_TRUNC('year', dt)::DATE AS y FROM t4;
 SELECT id, TIMESTAMP '2024-01-01 00:00:00' + id * INTERVAL '1 hour' AS a, dt + id * INTERVAL '1 day' AS b FROM t4;
--- known: INTERVAL * DOUBLE and INTERVAL / number are not implemented
-SELECT id, INTERVAL '1 day' * 3 AS a, INTERVAL '2 hours' / 2 AS b, -INTERVAL '1 day' AS c FROM t4 WHERE id < 3;
+SELECT id, INTERVAL '1 day' * 3 AS a, -INTERVAL '1 day' AS c FROM t4 WHERE id < 3;
+-- known: INTERVAL / number is not implemented (DuckDB carries fractional months/days into the smaller fields and rounds)
+SELECT INTERVAL '3 months 5 days 00:00:00.000007' / 2 AS a, INTERVAL '-7 days -1 hour' / 3 AS b, INTERVAL '1 year' / -5 AS c, INTERVAL '1 microsecond' / 2 AS d;
+-- known: INTERVAL * DOUBLE is not implemented
+SELECT INTERVAL '1 day' * 1.5 AS a;
