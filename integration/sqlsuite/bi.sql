@@ -112,3 +112,11 @@ SELECT id, INTERVAL '1 day' * 3 AS a, -INTERVAL '1 day' AS c FROM t4 WHERE id < 
 SELECT INTERVAL '3 months 5 days 00:00:00.000007' / 2 AS a, INTERVAL '-7 days -1 hour' / 3 AS b, INTERVAL '1 year' / -5 AS c, INTERVAL '1 microsecond' / 2 AS d;
 -- known: INTERVAL * DOUBLE is not implemented
 SELECT INTERVAL '1 day' * 1.5 AS a;
+
+-- LATERAL with RIGHT/FULL joins: DuckDB refuses most of these; both must error or agree
+SELECT a.id, x.c FROM t4 a RIGHT JOIN LATERAL (SELECT COUNT(*) AS c FROM t3 b WHERE b.k2 = a.k2) x ON true;
+SELECT a.id, x.c FROM t4 a FULL JOIN LATERAL (SELECT COUNT(*) AS c FROM t3 b WHERE b.k2 = a.k2) x ON true;
+SELECT a.id, x.id AS bid FROM t4 a RIGHT JOIN LATERAL (SELECT b.id FROM t3 b WHERE b.id = a.id) x ON x.id = a.id;
+SELECT a.id, x.v FROM t4 a RIGHT JOIN LATERAL (SELECT 1 AS v) x ON a.id < 3;
+SELECT a.id, x.m FROM t4 a FULL JOIN LATERAL (SELECT MAX(i) AS m, k2 FROM t3 GROUP BY k2) x ON x.k2 = a.k2;
+SELECT q.id FROM (SELECT a.id FROM t4 a RIGHT JOIN LATERAL (SELECT 1 AS v) x ON a.id < 3) q;
