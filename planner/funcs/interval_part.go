@@ -10,7 +10,9 @@ import (
 // EXTRACT(part FROM interval) / DATE_PART(part, interval), as DuckDB: each
 // part reads one field of the (months, days, time) interval, with no
 // carrying between fields (INTERVAL '36 hours' has 0 days and hour 36).
-// Divisions truncate toward zero. EPOCH and the other parts are refused.
+// Divisions truncate toward zero. EPOCH is DOUBLE seconds counting a year
+// as 365.25 days and a month as 30 days (DuckDB's EpochOperator); the other
+// parts are refused.
 var intervalParts = map[string]func(months, days, nanos int64) int64{
 	"year":        func(m, _, _ int64) int64 { return m / 12 },
 	"month":       func(m, _, _ int64) int64 { return m % 12 },
@@ -31,6 +33,9 @@ func isIntervalT(t arrow.DataType) bool { return t != nil && t.ID() == arrow.INT
 // bindIntervalPart binds the part (a constant, already checked) of an
 // INTERVAL MONTH_DAY_NANO argument.
 func bindIntervalPart(name, part string, args []vec.Expr) (*vec.BoundFunc, error) {
+	if part == "epoch" {
+		return bindIntervalEpoch(name, args), nil
+	}
 	f, ok := intervalParts[part]
 	if !ok {
 		return nil, unsupportedf("%s: %s of an INTERVAL is not supported", name, part)
@@ -54,4 +59,34 @@ func bindIntervalPart(name, part string, args []vec.Expr) (*vec.BoundFunc, error
 			}
 			return b.NewArray(), nil
 		}}, nil
+}
+
+// intervalEpoch is DuckDB's EPOCH of an interval: whole years count 365.25
+// days, the remaining months 30 days each, plus the days and the time.
+func intervalEpoch(v arrow.MonthDayNanoInterval) float64 {
+	years := int64(v.Months) / 12
+	days := 365*years + 30*(int64(v.Months)%12) + int64(v.Days)
+	secs := days*86_400 + years*(86_400/4)
+	return float64(secs) + float64(v.Nanoseconds/1_000)/1e6
+}
+
+func bindIntervalEpoch(name string, args []vec.Expr) *vec.BoundFunc {
+	return &vec.BoundFunc{Ret: tFloat64, ArgTypes: []arrow.DataType{args[0].Type(), args[1].Type()}, NullOnNullInput: true,
+		Kernel: func(c *vec.Ctx, in []arrow.Array, n int) (arrow.Array, error) {
+			iv, ok := in[1].(*array.MonthDayNanoInterval)
+			if !ok {
+				return nil, invalidf("%s: argument is %s, not an INTERVAL", name, in[1].DataType())
+			}
+			b := array.NewFloat64Builder(c.Mem)
+			defer b.Release()
+			b.Reserve(n)
+			for i := range n {
+				if iv.IsNull(i) {
+					b.AppendNull()
+					continue
+				}
+				b.Append(intervalEpoch(iv.Value(i)))
+			}
+			return b.NewArray(), nil
+		}}
 }

@@ -2,6 +2,7 @@ package logical
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/xwb1989/sqlparser"
 
@@ -35,6 +36,12 @@ func (b *binder) unwrapAggOrder(e sqlparser.Expr) (sqlparser.Expr, *parse.AggOrd
 	idx, err := strconv.Atoi(string(nv.Val))
 	if err != nil || idx < 0 || idx >= len(b.stmt.AggOrders) {
 		return nil, nil, invalidf("bad aggregate ORDER BY reference")
+	}
+	if f, ok := ae.Expr.(*sqlparser.FuncExpr); ok && f.Qualifier.IsEmpty() {
+		if q, ok := orderedSetAggs[f.Name.Lowered()]; ok && b.stmt.AggOrders[idx].WithinGroup {
+			call, err := orderedSetCall(f, q, b.stmt.AggOrders[idx])
+			return call, nil, err
+		}
 	}
 	inner, ok := ae.Expr.(*sqlparser.FuncExpr)
 	if !ok || !isAggCall(inner) || inner.Name.Lowered() == markAggOrder {
@@ -83,4 +90,40 @@ func (a *aggCtx) aggOrderKeys(b *binder, ag *exec.AggExpr, name string, ob sqlpa
 	}
 	ag.Func, ag.OrderBy = fn, keys
 	return nil
+}
+
+// orderedSetAggs maps the SQL-standard ordered-set aggregates to the
+// aggregate computing them: PERCENTILE_CONT(f) WITHIN GROUP (ORDER BY x)
+// is QUANTILE_CONT(x, f), PERCENTILE_DISC is QUANTILE_DISC and MODE()
+// WITHIN GROUP (ORDER BY x) is MODE(x) (as DuckDB).
+var orderedSetAggs = map[string]string{
+	"percentile_cont": "quantile_cont",
+	"percentile_disc": "quantile_disc",
+	"mode":            "mode",
+}
+
+// orderedSetCall rewrites an ordered-set aggregate call f with its WITHIN
+// GROUP order (o.WithinGroup is set) into the plain aggregate q. The order must be one ascending
+// key (a descending one, which would mirror the fraction, is refused).
+func orderedSetCall(f *sqlparser.FuncExpr, q string, o *parse.AggOrder) (sqlparser.Expr, error) {
+	name := strings.ToUpper(f.Name.String())
+	if len(o.OrderBy) != 1 {
+		return nil, invalidf("%s WITHIN GROUP takes exactly one ORDER BY expression", name)
+	}
+	if o.OrderBy[0].Direction == sqlparser.DescScr {
+		return nil, unsupportedf("%s WITHIN GROUP (ORDER BY ... DESC)", name)
+	}
+	if f.Distinct {
+		return nil, invalidf("DISTINCT is not allowed in %s", name)
+	}
+	want := 1
+	if q == "mode" {
+		want = 0
+	}
+	if len(f.Exprs) != want {
+		return nil, invalidf("%s takes %d argument(s) before WITHIN GROUP, got %d", name, want, len(f.Exprs))
+	}
+	exprs := sqlparser.SelectExprs{&sqlparser.AliasedExpr{Expr: o.OrderBy[0].Expr}}
+	exprs = append(exprs, f.Exprs...)
+	return &sqlparser.FuncExpr{Name: sqlparser.NewColIdent(q), Exprs: exprs}, nil
 }

@@ -245,15 +245,24 @@ func (b *binder) join(x *sqlparser.JoinTableExpr, outer *scope, ctes *cteScope) 
 		jt := exec.InnerJoin
 		switch x.Join {
 		case sqlparser.JoinStr, sqlparser.StraightJoinStr:
+			return b.lateral(l, at, jt, x.Condition.On, outer, ctes)
 		case sqlparser.LeftJoinStr:
-			jt = exec.LeftJoin
-		default:
-			return nil, unsupportedf("%s LATERAL", strings.ToUpper(x.Join))
+			return b.lateral(l, at, exec.LeftJoin, x.Condition.On, outer, ctes)
 		}
-		return b.lateral(l, at, jt, x.Condition.On, outer, ctes)
+		if outer != nil {
+			// inside a subquery a name of the left side could resolve to
+			// an enclosing query instead: refuse rather than guess
+			return nil, unsupportedf("%s LATERAL inside a subquery", strings.ToUpper(x.Join))
+		}
 	}
 	r, err := b.tableExpr(x.RightExpr, outer, ctes)
 	if err != nil {
+		if _, ok := b.lateralItem(x.RightExpr); ok {
+			// RIGHT/FULL JOIN LATERAL at the top level: only a subquery
+			// that does not read the left side (a plain derived table),
+			// as DuckDB
+			return nil, unsupportedf("%s LATERAL whose subquery reads the left side (%v)", strings.ToUpper(x.Join), err)
+		}
 		return nil, err
 	}
 	var jt exec.JoinType

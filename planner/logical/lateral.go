@@ -27,7 +27,10 @@ import (
 // columns their L value) ELSE the value END; an ON condition then filters
 // (inner) or picks the values or NULLs (LEFT). With HAVING that shape is
 // ErrUnsupported.
-// RIGHT/FULL JOIN LATERAL and correlated set operations are ErrUnsupported.
+// RIGHT/FULL JOIN LATERAL binds only when the subquery does not read the
+// left side: it is then a plain derived table (as DuckDB), which cannot
+// read an enclosing query either (from.go); otherwise it and
+// correlated set operations are ErrUnsupported.
 
 // lateral binds the LATERAL derived table x joined to left with join
 // type jt and optional ON condition.

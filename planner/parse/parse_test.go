@@ -99,6 +99,8 @@ func TestParse(t *testing.T) {
 		// 8. INTERVAL
 		{`SELECT INTERVAL '3 months', INTERVAL '1 day 2 hours', INTERVAL 90 DAY, INTERVAL '1' YEAR, INTERVAL '2' DAYS, DATE '1998-12-01' - INTERVAL '90' DAY`,
 			`select interval '3' month, paimon_interval('1 day 2 hours'), interval 90 day, interval '1' year, interval '2' day, paimon_date('1998-12-01') - interval '90' day from dual`},
+		{`SELECT INTERVAL '14 months 3 days 02:00:01.5', INTERVAL '1:30', INTERVAL '-2 days -00:00:01.25'`,
+			`select paimon_interval('14 months 3 days 02:00:01.5'), paimon_interval('1:30'), paimon_interval('-2 days -00:00:01.25') from dual`},
 		// 9. NULLS, OFFSET, FETCH
 		{`SELECT a FROM t ORDER BY a NULLS LAST, b DESC OFFSET 3 ROWS FETCH FIRST 5 ROWS ONLY`,
 			"select a from t order by a asc, b desc limit 3, 5\nN: a asc first=false"},

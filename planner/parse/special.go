@@ -90,11 +90,12 @@ func init() {
 }
 
 var intervalRE = regexp.MustCompile(`^\s*([+-]?[0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]+)\s*$`)
-var intervalPartRE = regexp.MustCompile(`^(?:\s*[+-]?[0-9]+(?:\.[0-9]+)?\s*[A-Za-z]+)+\s*$`)
+var intervalPartRE = regexp.MustCompile(`^(?:\s*(?:[+-]?[0-9]+(?:\.[0-9]+)?\s*[A-Za-z]+|[+-]?[0-9]+:[0-9]+(?::[0-9]+(?:\.[0-9]+)?)?))+\s*$`)
 
 // rwInterval rewrites INTERVAL v unit (unit lower case, singular) and
 // INTERVAL '3 months' (unit inside the string); several units,
-// INTERVAL '1 day 2 hours', become paimon_interval('1 day 2 hours').
+// INTERVAL '1 day 2 hours' or with a clock part, INTERVAL '3 days 02:00:01.5',
+// become paimon_interval('...').
 func (p *parser) rwInterval(e *emitter, i, hi int) (int, error) {
 	pos := p.toks[i].pos
 	j := p.nextIn(i+1, hi)

@@ -95,7 +95,7 @@ func NewCompare(op string, l, r Expr) (Expr, error) {
 	}
 	switch t := l.Type(); {
 	case isNull(t), t.ID() == arrow.BOOL, IsNumeric(t), isStringLike(t), isBinaryLike(t),
-		t.ID() == arrow.DATE32, isTimestamp(t), isTime(t):
+		t.ID() == arrow.DATE32, isTimestamp(t), isTime(t), t.ID() == arrow.INTERVAL_MONTH_DAY_NANO:
 	default:
 		return nil, unsupportedf("comparison of %s values (in %s %s %s)", TypeName(t), l, op, r)
 	}
@@ -246,6 +246,8 @@ func compareValues(op cmpOp, x, y operand, out []byte) error {
 		ordCmp[uint32](op, x, y, out)
 	case arrow.UINT64:
 		ordCmp[uint64](op, x, y, out)
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		intervalCmp(op, x, y, out)
 	case arrow.FLOAT32:
 		fltCmp[float32](op, x, y, out)
 	case arrow.FLOAT64:
