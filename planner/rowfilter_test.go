@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
-
 	"github.com/paimon-flightsql/paimon-flightsql/internal/testutil"
 )
 
@@ -19,28 +17,9 @@ import (
 func TestReaderRowFilter(t *testing.T) {
 	mem := testutil.CheckedAllocator(t)
 	e := New(goldenWarehouse(t, mem), Options{})
-	ctx := context.Background()
 	one := func(sql string) (string, error) {
-		t.Helper()
-		rd, err := Run(ctx, e, sql, Session{}, mem)
-		if err != nil {
-			return "", err
-		}
-		defer rd.Release()
-		var out []string
-		for rd.Next() {
-			b := rd.RecordBatch()
-			for i := 0; i < int(b.NumRows()); i++ {
-				for c := 0; c < int(b.NumCols()); c++ {
-					if s, ok := b.Column(c).(*array.String); ok {
-						out = append(out, s.Value(i))
-					} else {
-						out = append(out, b.Column(c).ValueStr(i))
-					}
-				}
-			}
-		}
-		return strings.Join(out, "|"), rd.Err()
+		rows, err := tryQuery(t, e, sql)
+		return strings.Join(rows, "|"), err
 	}
 	conds := []string{
 		"v % 7 = 1",
@@ -86,31 +65,12 @@ func TestReaderRowFilter(t *testing.T) {
 func TestStringTopNBound(t *testing.T) {
 	mem := testutil.CheckedAllocator(t)
 	e := New(goldenWarehouse(t, mem), Options{})
-	ctx := context.Background()
-	rows := func(sql string) []string {
-		t.Helper()
-		rd, err := Run(ctx, e, sql, Session{}, mem)
-		if err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-		defer rd.Release()
-		var out []string
-		for rd.Next() {
-			b := rd.RecordBatch()
-			for i := 0; i < int(b.NumRows()); i++ {
-				var parts []string
-				for c := 0; c < int(b.NumCols()); c++ {
-					parts = append(parts, b.Column(c).ValueStr(i))
-				}
-				out = append(out, strings.Join(parts, "|"))
-			}
-		}
-		if err := rd.Err(); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-		return out
+	rows := func(sql string) []string { return runQuery(t, e, sql) }
+	ctas, err := Run(context.Background(), e, "CREATE TABLE strs AS SELECT CASE WHEN v % 11 = 0 THEN NULL ELSE 'k' || CAST(v % 97 AS VARCHAR) END AS s, v FROM clicks", Session{}, mem)
+	if err != nil {
+		t.Fatal(err)
 	}
-	rows("CREATE TABLE strs AS SELECT CASE WHEN v % 11 = 0 THEN NULL ELSE 'k' || CAST(v % 97 AS VARCHAR) END AS s, v FROM clicks")
+	ctas.Release()
 	for _, order := range []string{"s, v", "s DESC, v", "s NULLS FIRST, v", "s DESC NULLS LAST, v"} {
 		for _, n := range []int{1, 5, 37} {
 			full := rows("SELECT s, v FROM strs ORDER BY " + order)
