@@ -168,6 +168,19 @@ func (e *External) Open(ctx context.Context, p string) (File, error) {
 	return io.Open(ctx, q)
 }
 
+// OpenSized implements SizedOpener: through the routed FileIO's OpenSized
+// when it has one, else its Open.
+func (e *External) OpenSized(ctx context.Context, p string, size int64) (File, error) {
+	io, q, err := e.route(p)
+	if err != nil {
+		return nil, err
+	}
+	if so, ok := io.(SizedOpener); ok {
+		return so.OpenSized(ctx, q, size)
+	}
+	return io.Open(ctx, q)
+}
+
 // ReadFile implements FileIO.
 func (e *External) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	io, q, err := e.route(p)

@@ -61,6 +61,14 @@ type File interface {
 }
 
 // FileIO is the storage interface. All methods are safe for concurrent use.
+// SizedOpener is implemented by FileIOs that can open a file whose size
+// the caller already knows without a request (object stores: a data
+// file's size is in its manifest entry). The file must not be replaced in
+// place while open.
+type SizedOpener interface {
+	OpenSized(ctx context.Context, path string, size int64) (File, error)
+}
+
 type FileIO interface {
 	// Open opens a file for range reads.
 	Open(ctx context.Context, path string) (File, error)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -39,6 +40,11 @@ type s3File struct {
 	tail    []byte
 	tailOff int64
 	rc      *rangeCache
+	// lazyTail (OpenSized): the tail of this many bytes is fetched by the
+	// first read that reaches into it, not at open.
+	lazyTail int64
+	tailOnce sync.Once
+	tailErr  error
 }
 
 var _ Prefetcher = (*s3File)(nil)
@@ -53,7 +59,13 @@ func (f *s3File) Close() error {
 
 // Prefetch implements Prefetcher. Bytes in the tail read at open are in
 // memory already and are not fetched again.
-func (f *s3File) Prefetch(ranges []Range) { f.rc.prefetch(ranges, f.tailOff) }
+func (f *s3File) Prefetch(ranges []Range) {
+	if f.lazyTail > 0 {
+		f.rc.prefetch(ranges, f.size-f.lazyTail) // the tail comes with the footer read
+		return
+	}
+	f.rc.prefetch(ranges, f.tailOff)
+}
 
 // ReadAt serves p from the tail read at open, from fetched-ahead blocks,
 // and otherwise with ranged GETs conditional on the ETag seen at open, so a
@@ -74,11 +86,25 @@ func (f *s3File) ReadAt(p []byte, off int64) (int, error) {
 		n, short = f.size-off, true
 	}
 	buf := p[:n]
+	var tail []byte
+	tailOff := f.tailOff
+	if f.lazyTail == 0 {
+		tail = f.tail // set at open
+	} else {
+		tailOff = f.size - f.lazyTail
+		if off+n > tailOff {
+			f.tailOnce.Do(f.fetchTail) // tail is set before Do returns
+			if f.tailErr != nil {
+				return 0, f.tailErr
+			}
+			tail = f.tail
+		}
+	}
 	// The part inside the tail is copied from it.
 	end := off + n
-	if end > f.tailOff && len(f.tail) > 0 {
-		from := max(off, f.tailOff)
-		copy(buf[from-off:], f.tail[from-f.tailOff:end-f.tailOff])
+	if end > tailOff && len(tail) > 0 {
+		from := max(off, tailOff)
+		copy(buf[from-off:], tail[from-tailOff:end-tailOff])
 		end = from
 	}
 	if end > off {
@@ -175,6 +201,43 @@ func (f *s3File) stream(ctx context.Context, off int64, dst []byte, progress fun
 		}
 	}
 	return fmt.Errorf("fileio: read %s at %d: body broke off %d times: %w", f.p, off, bodyAttempts, last)
+}
+
+// OpenSized implements SizedOpener: the file's size is known (a data file's
+// size from its manifest entry), so opening sends no request; the tail is
+// fetched by the first read that reaches it (a footer served from the
+// footer cache costs no request at all). Reads are not conditional on an
+// ETag: use it for files never replaced in place (Paimon data files).
+func (s *S3) OpenSized(ctx context.Context, p string, size int64) (File, error) {
+	k, err := s.key(p)
+	if err != nil {
+		return nil, err
+	}
+	if k == "" || k == s.prefix {
+		return nil, fmt.Errorf("fileio: %s is a directory", p)
+	}
+	if size < 0 {
+		return nil, fmt.Errorf("fileio: %s: negative size %d", p, size)
+	}
+	f := &s3File{s: s, ctx: ctx, p: p, key: k, size: size, tailOff: size}
+	if tb := s.pool.policy.TailBytes; tb > 0 {
+		f.lazyTail = min(tb, size)
+	}
+	f.rc = newRangeCache(ctx, s.pool, func(ctx context.Context, off int64, dst []byte, progress func(int64)) error {
+		return f.stream(ctx, off, dst, progress)
+	})
+	return f, nil
+}
+
+// fetchTail reads the last lazyTail bytes (once, for OpenSized files).
+func (f *s3File) fetchTail() {
+	n := f.lazyTail
+	buf := make([]byte, n)
+	if err := f.stream(f.ctx, f.size-n, buf, nil); err != nil {
+		f.tailErr = f.s.wrap("open", f.p, err)
+		return
+	}
+	f.tail = buf // at size-lazyTail
 }
 
 // Open implements FileIO. With a tail size configured it is one GET of the

@@ -306,7 +306,14 @@ func (r *reader) openFile(sp *Split, f *paimon.DataFileMeta) (format.DataFile, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("data file %s: %w", p, err)
 	}
-	h, err := fio.Open(r.ctx, p)
+	// The manifest gives the size: an object store opens without a request
+	// and a footer-cache hit reads no tail (data files are never replaced).
+	var h fileio.File
+	if so, ok := fio.(fileio.SizedOpener); ok && f.FileSize > 0 {
+		h, err = so.OpenSized(r.ctx, p, f.FileSize)
+	} else {
+		h, err = fio.Open(r.ctx, p)
+	}
 	if err != nil {
 		return nil, nil, damaged(fmt.Errorf("data file %s: %w", p, err))
 	}

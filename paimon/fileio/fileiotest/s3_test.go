@@ -1,12 +1,15 @@
 package fileiotest_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -260,5 +263,67 @@ func TestS3WritesAdvanceGeneration(t *testing.T) {
 	}
 	if g := fileio.WriteGeneration(id); g != g0 {
 		t.Fatalf("reads moved the generation %d -> %d", g0, g)
+	}
+}
+
+// TestS3OpenSized: opening with a known size sends no request; the first
+// read reaching the tail fetches it in one GET and later tail reads are
+// served from it; reads anywhere equal the object's bytes, concurrent
+// reads included.
+func TestS3OpenSized(t *testing.T) {
+	f, s := newFakeS3IO(t, "s3://bucket/wh")
+	ctx := context.Background()
+	data := make([]byte, 300<<10)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	if err := s.Overwrite(ctx, "d.parquet", data); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	before := len(f.requests)
+	f.mu.Unlock()
+	file, err := s.OpenSized(ctx, "d.parquet", int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	f.mu.Lock()
+	if n := len(f.requests) - before; n != 0 {
+		f.mu.Unlock()
+		t.Fatalf("OpenSized sent %d requests", n)
+	}
+	f.mu.Unlock()
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, r := range [][2]int{{len(data) - 8, 8}, {len(data) - 40000, 1000}, {10, 100}, {200 << 10, 5000}} {
+				buf := make([]byte, r[1])
+				if _, err := file.ReadAt(buf, int64(r[0])); err != nil {
+					t.Errorf("ReadAt(%d, %d): %v", r[0], r[1], err)
+					return
+				}
+				if !bytes.Equal(buf, data[r[0]:r[0]+r[1]]) {
+					t.Errorf("ReadAt(%d, %d): wrong bytes", r[0], r[1])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	f.mu.Lock()
+	tailGets := 0
+	for _, rg := range f.ranges {
+		if strings.HasSuffix(rg, fmt.Sprintf("-%d", len(data)-1)) {
+			tailGets++
+		}
+	}
+	f.mu.Unlock()
+	if tailGets != 1 {
+		t.Fatalf("%d GETs of the tail, want 1", tailGets)
+	}
+	if _, err := s.OpenSized(ctx, "d.parquet", -1); err == nil {
+		t.Fatal("negative size accepted")
 	}
 }
