@@ -330,16 +330,7 @@ func (r *fastReader) readBatch(first int64, n int) (rec arrow.RecordBatch, _ []i
 		if err != nil {
 			return nil, nil, err
 		}
-		var next []int32
-		for i := 0; i < m; i++ {
-			if mask.Value(i) {
-				row := int32(i)
-				if sel != nil {
-					row = sel[i]
-				}
-				next = append(next, row)
-			}
-		}
+		next := keptOf(mask, sel, m)
 		mask.Release()
 		if len(next) == 0 {
 			return nil, nil, skipOnly(r.restDc())

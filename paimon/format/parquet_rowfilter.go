@@ -110,16 +110,7 @@ func (s *rowFilterState) apply(r *fastReader, decoded []arrow.Array, sel []int32
 	if mask.Len() != m {
 		return nil, false, fmt.Errorf("row filter returned %d values for %d rows", mask.Len(), m)
 	}
-	next := make([]int32, 0, m)
-	for i := 0; i < m; i++ {
-		if mask.IsValid(i) && mask.Value(i) {
-			row := int32(i)
-			if sel != nil {
-				row = sel[i]
-			}
-			next = append(next, row)
-		}
-	}
+	next := keptOf(mask, sel, m)
 	if len(next) == 0 {
 		return nil, true, skipOnly(r.otherDc)
 	}
@@ -133,4 +124,20 @@ func (s *rowFilterState) apply(r *fastReader, decoded []arrow.Array, sel []int32
 		return nil, false, err
 	}
 	return next, false, nil
+}
+
+// keptOf returns the batch rows (sel[i], or i when sel is nil) of the m
+// mask positions that are TRUE (FALSE and NULL drop the row).
+func keptOf(mask *array.Boolean, sel []int32, m int) []int32 {
+	next := make([]int32, 0, m)
+	for i := 0; i < m; i++ {
+		if mask.IsValid(i) && mask.Value(i) {
+			row := int32(i)
+			if sel != nil {
+				row = sel[i]
+			}
+			next = append(next, row)
+		}
+	}
+	return next
 }
