@@ -343,6 +343,8 @@ func (r *dataReader) Report() ReadReport {
 		FilesSkippedIndex: r.stats.FilesSkippedIndex.Load(),
 		RowsSkippedIndex:  r.stats.RowsSkippedIndex.Load(),
 		FilesSkippedTopN:  r.stats.FilesSkippedDynamic.Load(),
+
+		RowsSkippedPageIndex: r.stats.PageIndex.RowsSkipped.Load(),
 	}
 }
 

@@ -156,6 +156,9 @@ type ReadReport struct {
 	// FilesSkippedTopN counts files not read because their statistics
 	// could not beat the top-N bound (ReadOptions.Dynamic).
 	FilesSkippedTopN int64
+	// RowsSkippedPageIndex counts rows of read row groups the Parquet page
+	// index (column index bounds) excluded.
+	RowsSkippedPageIndex int64
 }
 
 // Add adds o's counters to r.
@@ -167,6 +170,7 @@ func (r *ReadReport) Add(o ReadReport) {
 	r.FilesSkippedIndex += o.FilesSkippedIndex
 	r.RowsSkippedIndex += o.RowsSkippedIndex
 	r.FilesSkippedTopN += o.FilesSkippedTopN
+	r.RowsSkippedPageIndex += o.RowsSkippedPageIndex
 }
 
 // Reader streams the batches of a Read and reports what reading cost.

@@ -447,6 +447,9 @@ func scanStatLines(ind string, st catalog.ScanStats, splits int, rd catalog.Read
 	if rd.RowGroupsTotal > 0 {
 		out = append(out, fmt.Sprintf("%srow groups: %d total, %d skipped", ind, rd.RowGroupsTotal, rd.RowGroupsSkipped))
 	}
+	if rd.RowsSkippedPageIndex > 0 {
+		out = append(out, fmt.Sprintf("%spage index: %d rows skipped", ind, rd.RowsSkippedPageIndex))
+	}
 	if st.FilesPrunedGlobalIndex > 0 {
 		out = append(out, fmt.Sprintf("%sglobal index: %d files skipped at plan", ind, st.FilesPrunedGlobalIndex))
 	}
@@ -650,6 +653,7 @@ func (q *sqlQuery) pruningStats() map[string]int64 {
 		rd := s.Report()
 		out["row_groups_total"] += rd.RowGroupsTotal
 		out["row_groups_skipped"] += rd.RowGroupsSkipped
+		out["rows_skipped_page_index"] += rd.RowsSkippedPageIndex
 		out["files_pruned_index"] += int64(st.FilesPrunedIndex)
 		out["files_skipped_index"] += rd.FilesSkippedIndex
 		out["rows_skipped_index"] += st.RowsPrunedIndex + rd.RowsSkippedIndex

@@ -97,6 +97,11 @@ type ReadOptions struct {
 	// keeps. Other readers ignore it.
 	RowFilter RowFilter
 
+	// NoPageIndex turns off page-level pruning by the Parquet page index
+	// (parquet_pageindex.go); PageIndex, when set, counts what it pruned.
+	NoPageIndex bool
+	PageIndex   *PageIndexStats
+
 	// DisableFastPath makes Parquet reads use arrow-go pqarrow for every
 	// column instead of the parquet-go page decoder for flat columns.
 	DisableFastPath bool

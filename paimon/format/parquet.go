@@ -320,7 +320,7 @@ func (r *parquetReader) next1() (ok bool) {
 			}
 			return r.emit(nil, n)
 		}
-		r.pre.at(r.pos)
+		r.pre.at(r.pos, min(r.pos+r.batch, r.runEnd))
 		if r.rr.Next() {
 			rec := r.rr.RecordBatch()
 			if rec.NumRows() == 0 {

@@ -38,6 +38,7 @@ type fastReader struct {
 	runPos   int
 	runFirst int64
 	pre      *rgPrefetcher // nil unless the file prefetches (object stores)
+	psel     *pageSel      // rows the page index may not exclude; nil = all (parquet_pageindex.go)
 }
 
 func (f *ParquetFile) newFastReader(ctx context.Context, st *fastState, opts ReadOptions, mem memory.Allocator,
@@ -79,7 +80,12 @@ func (f *ParquetFile) newFastReader(ctx context.Context, st *fastState, opts Rea
 	for k, d := range r.decs {
 		leaves[k] = d.fc.leaf
 	}
+	r.psel = f.pageSelection(f.ra, st, opts, rgs)
 	r.pre = f.newRGPrefetcher(rgs, leaves)
+	if r.pre != nil {
+		r.pre.sel = r.psel
+		r.clipReaders(rgs)
+	}
 	inFilter := make([]bool, len(r.decs))
 	for _, ci := range filterCols {
 		if k := r.colDec[ci]; k >= 0 && !inFilter[k] {
@@ -155,7 +161,23 @@ func (r *fastReader) Next() (ok bool) {
 		}
 		n := min(r.batch, r.runRows-r.runPos)
 		first := r.runFirst + int64(r.runPos)
-		r.pre.at(first)
+		if r.psel != nil {
+			// Rows of pages the page index excluded are skipped in every
+			// column (never decoded); a batch holds kept rows only.
+			skip, take := r.psel.at(first, r.runFirst+int64(r.runRows))
+			if skip > 0 {
+				for _, d := range r.decs {
+					d.skip(int(skip))
+				}
+				r.runPos += int(skip)
+				if ps := r.opts.PageIndex; ps != nil {
+					ps.RowsSkipped.Add(skip)
+				}
+				continue
+			}
+			n = min(n, int(take))
+		}
+		r.pre.at(first, first+int64(n))
 		rec, sel, err := r.readBatch(first, n)
 		r.runPos += n
 		if err != nil {

@@ -12,9 +12,10 @@ import (
 // decodes. On a local file it does nothing.
 type rgPrefetcher struct {
 	f      *ParquetFile
-	leaves []int // leaf columns decoded
-	rgs    []int // row groups in reading order
-	next   int   // rgs[:next] are announced
+	leaves []int    // leaf columns decoded
+	rgs    []int    // row groups in reading order
+	next   int      // rgs[:next] are announced
+	sel    *pageSel // when set: only the pages of kept rows are announced
 }
 
 // newRGPrefetcher returns nil when the file's reader does not prefetch or
@@ -32,12 +33,14 @@ func (f *ParquetFile) newRGPrefetcher(rgs, leaves []int) *rgPrefetcher {
 	return &rgPrefetcher{f: f, leaves: leaves, rgs: rgs}
 }
 
-// at is called before reading the row at file position pos.
-func (p *rgPrefetcher) at(pos int64) {
+// at is called before reading the rows [pos, end) (file positions): a
+// batch may span adjacent row groups.
+func (p *rgPrefetcher) at(pos, end int64) {
 	if p == nil || p.next >= len(p.rgs) {
 		return
 	}
-	rg := sort.Search(len(p.f.rgStart), func(i int) bool { return p.f.rgStart[i] > pos }) - 1
+	last := max(pos, end-1)
+	rg := sort.Search(len(p.f.rgStart), func(i int) bool { return p.f.rgStart[i] > last }) - 1
 	i := p.next - 1
 	for i+1 < len(p.rgs) && p.rgs[i+1] <= rg {
 		i++
@@ -45,10 +48,33 @@ func (p *rgPrefetcher) at(pos int64) {
 	// Announce through the row group after the current one.
 	var ranges []fileio.Range
 	for p.next < len(p.rgs) && p.next <= i+1 {
-		ranges = p.f.chunkRanges(p.rgs[p.next], p.leaves, ranges)
+		ranges = p.rgRanges(p.rgs[p.next], ranges)
 		p.next++
 	}
 	fileio.Prefetch(p.f.ra, ranges)
+}
+
+// rgRanges appends the byte ranges of row group rg to announce: with a page
+// selection that excludes rows of rg, only the pages of kept rows (and
+// dictionaries) of chunks with an offset index, nothing when no row is kept.
+func (p *rgPrefetcher) rgRanges(rg int, out []fileio.Range) []fileio.Range {
+	if p.sel == nil {
+		return p.f.chunkRanges(rg, p.leaves, out)
+	}
+	kept, partial := p.sel.byRG[rg]
+	if !partial {
+		return p.f.chunkRanges(rg, p.leaves, out)
+	}
+	if len(kept) == 0 {
+		return out
+	}
+	for _, leaf := range p.leaves {
+		var ok bool
+		if out, ok = p.f.selectedPageRanges(p.f.ra, rg, leaf, kept, out); !ok {
+			out = p.f.chunkRanges(rg, []int{leaf}, out)
+		}
+	}
+	return out
 }
 
 // chunkRanges appends the byte ranges of row group rg's column chunks of

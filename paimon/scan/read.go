@@ -42,6 +42,9 @@ type ReadStats struct {
 	// FilesSkippedDynamic counts files not opened because their value
 	// statistics cannot satisfy the read's dynamic predicate (a top-N bound).
 	FilesSkippedDynamic atomic.Int64
+	// PageIndex counts the rows of read row groups the Parquet page index
+	// excluded (format.PageIndexStats).
+	PageIndex format.PageIndexStats
 }
 
 // Read streams the rows of splits as Arrow batches with Schema(). Up to
@@ -433,7 +436,8 @@ func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
 	// the Parquet reader decodes the filter's columns first and materialises
 	// the others only for the rows that survive (late materialisation).
 	owner := sp.scan(r.s)
-	opts := format.ReadOptions{Fields: owner.readCols, RowGroups: rgs, BatchSize: r.s.opts.BatchSize, Parallel: r.parallel, Allocator: r.mem, Filter: r.s.opts.Filter}
+	opts := format.ReadOptions{Fields: owner.readCols, RowGroups: rgs, BatchSize: r.s.opts.BatchSize, Parallel: r.parallel, Allocator: r.mem, Filter: r.s.opts.Filter,
+		NoPageIndex: r.s.opts.NoPruning, PageIndex: &r.stats.PageIndex}
 	var filter predicate.Predicate
 	if len(owner.tracking) > 0 || len(owner.descCols) > 0 {
 		// Row-tracking columns are filled after decoding (from positions),

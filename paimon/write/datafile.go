@@ -112,7 +112,10 @@ func (w *dataFileWriter) open() error {
 		parquet.WithCompressionLevel(w.t.opts.zstdLevel),
 		parquet.WithDictionaryDefault(true),
 		parquet.WithDataPageVersion(parquet.DataPageV1),
-		parquet.WithDataPageSize(1<<20),
+		parquet.WithDataPageSize(w.t.opts.parquetPageSize),
+		// Column and offset indexes (as parquet-mr writes them): readers
+		// skip the pages whose bounds cannot match a filter.
+		parquet.WithPageIndexEnabled(true),
 		parquet.WithStoreDecimalAsInteger(true),
 		parquet.WithMaxRowGroupLength(rowGroupRows),
 		parquet.WithCreatedBy("paimon-flightsql"),

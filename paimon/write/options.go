@@ -73,6 +73,7 @@ type tableOptions struct {
 	writeOnly          bool
 	dvBitmap64         bool
 	dataPrefix         string
+	parquetPageSize    int64 // parquet.page.size: data page target (encoded bytes)
 }
 
 func parseOptions(s *paimon.TableSchema) (tableOptions, error) {
@@ -131,6 +132,15 @@ func parseOptions(s *paimon.TableSchema) (tableOptions, error) {
 	o.writeOnly = s.OptionBool("write-only", false)
 	o.dvBitmap64 = s.DeletionVectorsBitmap64()
 	o.dataPrefix = s.DataFilePrefix()
+	// parquet.page.size as Paimon passes it to parquet-mr (1 mb). Smaller
+	// pages make the page index (always written) finer: a selective filter
+	// on a sorted column then reads fewer pages, at some cost per page.
+	if o.parquetPageSize, err = parseMemSize(s.Option("parquet.page.size", "1 mb")); err != nil {
+		return o, fmt.Errorf("option parquet.page.size: %w", err)
+	}
+	if o.parquetPageSize < 1024 {
+		return o, fmt.Errorf("option parquet.page.size must be at least 1 kb, got %q", s.Option("parquet.page.size", ""))
+	}
 	return o, nil
 }
 

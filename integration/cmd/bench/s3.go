@@ -236,8 +236,25 @@ func (b *bench) suiteS3(ctx context.Context) error {
 		return err
 	}
 	defer stop()
-	s3io, err := fileio.NewS3(ctx, "s3://"+benchS3Bucket+"/wh", fileio.S3Options{
-		Endpoint: endpoint, Region: "us-east-1", AccessKey: benchS3Access, SecretKey: benchS3Secret, PathStyle: true})
+	// $BENCH_S3_OPTIONS: extra S3 catalog options (k=v,k=v; e.g.
+	// s3.read.coalesce-gap=64k) to compare read policies.
+	copts := map[string]string{"s3.endpoint": endpoint, "s3.region": "us-east-1", "s3.access-key": benchS3Access,
+		"s3.secret-key": benchS3Secret, "s3.path.style.access": "true"}
+	if v := os.Getenv("BENCH_S3_OPTIONS"); v != "" {
+		for _, kv := range strings.Split(v, ",") {
+			k, val, ok := strings.Cut(kv, "=")
+			if !ok {
+				return fmt.Errorf("BENCH_S3_OPTIONS: want k=v, got %q", kv)
+			}
+			copts[strings.TrimSpace(k)] = strings.TrimSpace(val)
+		}
+		fmt.Fprintf(b.cfg.out, "S3 options from BENCH_S3_OPTIONS: %s\n", v)
+	}
+	so, err := fileio.S3OptionsFromCatalog(copts)
+	if err != nil {
+		return err
+	}
+	s3io, err := fileio.NewS3(ctx, "s3://"+benchS3Bucket+"/wh", so)
 	if err != nil {
 		return err
 	}
