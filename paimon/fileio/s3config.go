@@ -221,6 +221,7 @@ func parseSize(s string) (int64, error) {
 // requestCounts counts the HTTP requests an S3 FileIO sent, by kind.
 type requestCounts struct {
 	get, head, put, list, other atomic.Int64
+	getBytes                    atomic.Int64
 }
 
 // countingClient counts requests (retries included) on their way out.
@@ -244,8 +245,16 @@ func (c *countingClient) Do(r *http.Request) (*http.Response, error) {
 	default:
 		c.n.other.Add(1)
 	}
-	return c.c.Do(r)
+	resp, err := c.c.Do(r)
+	if err == nil && resp != nil && r.Method == http.MethodGet && resp.ContentLength > 0 {
+		c.n.getBytes.Add(resp.ContentLength)
+	}
+	return resp, err
 }
+
+// GetBytes reports the bytes of the GET responses so far (as their
+// Content-Length announced them).
+func (s *S3) GetBytes() int64 { return s.counts.getBytes.Load() }
 
 // RequestCounts reports the HTTP requests sent so far (retries included):
 // object GETs, HEADs, PUTs, listings and others (DELETE, ...).

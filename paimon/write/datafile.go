@@ -100,12 +100,14 @@ func (t *Table) newDataFileWriter(mem memory.Allocator, names *nameFactory, part
 		fields: fields, sc: writeSchema(fields), level: level, source: source, nextSeq: nextSeq}, nil
 }
 
-func (w *dataFileWriter) open() error {
+// open starts a data file whose first rows are in first (sampled to choose
+// the columns written without a dictionary, dictionary.go).
+func (w *dataFileWriter) open(first arrow.RecordBatch) error {
 	codec, err := w.t.compression()
 	if err != nil {
 		return err
 	}
-	props := parquet.NewWriterProperties(
+	wprops := []parquet.WriterProperty{
 		parquet.WithAllocator(w.mem),
 		parquet.WithRootName("paimon_schema"),
 		parquet.WithCompression(codec),
@@ -119,7 +121,11 @@ func (w *dataFileWriter) open() error {
 		parquet.WithStoreDecimalAsInteger(true),
 		parquet.WithMaxRowGroupLength(rowGroupRows),
 		parquet.WithCreatedBy("paimon-flightsql"),
-	)
+	}
+	for _, c := range plainColumns(first) {
+		wprops = append(wprops, parquet.WithDictionaryFor(c, false))
+	}
+	props := parquet.NewWriterProperties(wprops...)
 	aprops := pqarrow.NewArrowWriterProperties(pqarrow.WithDeprecatedInt96Timestamps(true), pqarrow.WithAllocator(w.mem))
 	w.buf = &bytes.Buffer{}
 	fw, err := pqarrow.NewFileWriter(w.sc, w.buf, props, aprops)
@@ -153,7 +159,7 @@ func (w *dataFileWriter) write(ctx context.Context, rec arrow.RecordBatch) error
 			}
 		}
 		if w.fw == nil {
-			if err := w.open(); err != nil {
+			if err := w.open(rec); err != nil {
 				return err
 			}
 		}

@@ -311,6 +311,7 @@ func (b *bench) suiteS3(ctx context.Context) error {
 			return err
 		}
 		g0, h0, _, l0, _ := s3io.RequestCounts()
+		gb0 := s3io.GetBytes()
 		srv0 := procCPU(b.s3pid)
 		rem, err := b.measure("s3", p.name, "ours-s3", p.rem)
 		if err != nil {
@@ -319,9 +320,9 @@ func (b *bench) suiteS3(ctx context.Context) error {
 		g1, h1, _, l1, _ := s3io.RequestCounts()
 		per := float64(b.cfg.runs + 1) // warm-up included
 		rem.Extra = map[string]float64{"gets": float64(g1-g0) / per, "heads": float64(h1-h0) / per, "lists": float64(l1-l0) / per,
-			"server_cpu_s": (procCPU(b.s3pid) - srv0) / per}
-		fmt.Fprintf(b.cfg.out, "         S3 requests per run: %.1f GET, %.1f HEAD, %.1f LIST; versitygw CPU per run %.3fs (not in our cpu column)\n",
-			rem.Extra["gets"], rem.Extra["heads"], rem.Extra["lists"], rem.Extra["server_cpu_s"])
+			"get_mib": float64(s3io.GetBytes()-gb0) / per / (1 << 20), "server_cpu_s": (procCPU(b.s3pid) - srv0) / per}
+		fmt.Fprintf(b.cfg.out, "         S3 requests per run: %.1f GET (%.2f MiB), %.1f HEAD, %.1f LIST; versitygw CPU per run %.3fs (not in our cpu column)\n",
+			rem.Extra["gets"], rem.Extra["get_mib"], rem.Extra["heads"], rem.Extra["lists"], rem.Extra["server_cpu_s"])
 		if loc.Rows != rem.Rows {
 			return fmt.Errorf("%s: %d rows on S3, %d local", p.name, rem.Rows, loc.Rows)
 		}
