@@ -84,6 +84,35 @@ SELECT a.k, a.n_name FROM a JOIN b ON a.k = b.k JOIN b AS b2 ON b2.k = a.k;
 WITH cnt AS (SELECT o_custkey, COUNT(*) AS n FROM orders GROUP BY o_custkey)
 SELECT n, COUNT(*) AS customers FROM cnt GROUP BY n HAVING n > (SELECT AVG(n) FROM cnt);
 
+-- a CTE read two or three times is computed once (a shared result)
+WITH revenue0 AS (SELECT l_suppkey AS supplier_no, SUM(l_extendedprice * (1 - l_discount)) AS total_revenue FROM lineitem WHERE l_shipdate >= DATE '1996-01-01' AND l_shipdate < DATE '1996-04-01' GROUP BY l_suppkey)
+SELECT s_suppkey, s_name, total_revenue FROM supplier, revenue0 WHERE s_suppkey = supplier_no AND total_revenue = (SELECT MAX(total_revenue) FROM revenue0);
+
+WITH t AS (SELECT o_custkey, o_totalprice, o_orderstatus FROM orders WHERE o_orderdate < DATE '1993-01-01')
+SELECT (SELECT COUNT(*) FROM t) AS n, (SELECT SUM(o_totalprice) FROM t WHERE o_orderstatus = 'F') AS s, (SELECT MAX(o_custkey) FROM t) AS m;
+
+WITH c AS (SELECT c_custkey, c_nationkey, c_acctbal FROM customer WHERE c_acctbal > 9000)
+SELECT c1.c_custkey, (SELECT COUNT(*) FROM c c3 WHERE c3.c_nationkey = c1.c_nationkey AND c3.c_acctbal > c1.c_acctbal) AS richer
+FROM c c1 JOIN c c2 ON c1.c_custkey = c2.c_custkey;
+
+WITH n AS (SELECT n_nationkey, n_name, n_regionkey FROM nation WHERE n_nationkey < 12)
+SELECT a.n_name, b.n_name AS other FROM n a JOIN n b ON a.n_regionkey = b.n_regionkey AND a.n_nationkey < b.n_nationkey
+UNION ALL SELECT n_name, 'none' FROM n WHERE n_regionkey = 4;
+
+WITH a AS (SELECT o_custkey AS k, COUNT(*) AS c FROM orders GROUP BY o_custkey),
+     b AS (SELECT x.k, x.c + y.c AS c2 FROM a x JOIN a y ON x.k = y.k WHERE x.c >= 2)
+SELECT b1.k, b1.c2, b2.c2 AS c3 FROM b b1 JOIN b b2 ON b1.k = b2.k WHERE b1.c2 > (SELECT AVG(c2) FROM b);
+
+WITH s AS (SELECT ps_suppkey, SUM(ps_availqty) AS q FROM partsupp GROUP BY ps_suppkey)
+SELECT ps_suppkey, q FROM s WHERE q > (SELECT AVG(q) FROM s) AND ps_suppkey IN (SELECT ps_suppkey FROM s WHERE q < (SELECT MAX(q) FROM s) - 1000);
+
+-- ordered
+WITH top AS (SELECT o_orderkey, o_totalprice FROM orders ORDER BY o_totalprice DESC, o_orderkey LIMIT 5)
+SELECT a.o_orderkey, COUNT(*) AS cheaper FROM top a JOIN top b ON b.o_totalprice < a.o_totalprice GROUP BY a.o_orderkey ORDER BY a.o_orderkey;
+
+WITH e AS (SELECT n_nationkey FROM nation WHERE n_nationkey < 0)
+SELECT (SELECT COUNT(*) FROM e) AS n, (SELECT MAX(n_nationkey) FROM e) AS m;
+
 -- set operations
 SELECT n_nationkey FROM nation INTERSECT SELECT s_nationkey FROM supplier;
 SELECT c_nationkey FROM customer EXCEPT SELECT n_nationkey FROM nation WHERE n_regionkey = 1;

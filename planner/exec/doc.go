@@ -41,6 +41,11 @@
 //   - Sort.Bound (top-N) is only told values that every row of the final
 //     result satisfies (a partition's n-th row's first key); its consumer
 //     may use it to skip input, never to change a returned row.
+//   - A SharedResult (shared.go) is computed at most once per execution
+//     while any reader of it is open; its readers (ReadShared) return
+//     exactly its Input's batches, partition by partition; its held bytes
+//     are reserved with the query budget and released by the last reader
+//     or by the WithShared root when the execution ends.
 //   - Runtime join filters (join_filter.go): a HashJoin publishes a
 //     KeyFilter over a build key only for join types that drop unmatched
 //     probe rows (inner, semi, right, right semi, right anti), never for a

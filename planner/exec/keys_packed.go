@@ -100,7 +100,9 @@ type pkCol struct {
 	rng  bool
 	base int64
 	vb   int
-	k    int // strings: the longest value packed
+	mn   int64  // range-packed: the first batch's least value
+	span uint64 // and its greatest minus its least
+	k    int    // strings: the longest value packed
 	val  pkField
 	tag  pkField // fixed/bool: validity bit; strings: length+1, 0 = NULL
 }

@@ -69,18 +69,20 @@ func pkLayout(cols []pkCol, wide bool) bool {
 // (lens) and lays the columns out; false when they do not fit. In order:
 // 96 bits at full width; 96 bits with the fixed-width columns of 4 or 8
 // bytes range-packed (base and width from the first batch's values, keys,
-// with two spare bits, four times the range, for later batches); 160 bits
-// (wide) at full width; 160 bits range-packed.
+// with at least two spare bits, four times the range, and then every bit
+// the layout leaves free, for later batches: widenRanges); 160 bits (wide)
+// at full width; 160 bits range-packed.
 func (t *ktPacked) choose(lens []int, keys []arrow.Array) bool {
 	for _, wide := range []bool{false, true} {
 		t.wide = wide
 		for i := range t.cols {
-			t.cols[i].rng, t.cols[i].base, t.cols[i].vb = false, 0, 0
+			t.cols[i].rng, t.cols[i].base, t.cols[i].vb, t.cols[i].mn, t.cols[i].span = false, 0, 0, 0, 0
 		}
 		if t.chooseWidths(lens) {
 			return true
 		}
 		if t.rangePack(keys) && t.chooseWidths(lens) {
+			t.widenRanges()
 			return true
 		}
 	}
@@ -107,11 +109,43 @@ func (t *ktPacked) rangePack(keys []arrow.Array) bool {
 			continue
 		}
 		// centre the spare room: values may come below the first min too
-		slack := (uint64(1)<<vb - span) / 2
-		c.rng, c.base, c.vb = true, int64(uint64(mn)-slack), vb
+		c.rng, c.base, c.vb, c.mn, c.span = true, pkRangeBase(mn, span, vb), vb, mn, span
 		any = true
 	}
 	return any
+}
+
+// widenRanges gives the bits the layout leaves free to the range-packed
+// columns (round robin, one bit at a time, up to one less than the
+// column's width), each range staying centred on the first batch's: later
+// batches outside the first one's range (ids that grow, such as the group
+// ids of a DISTINCT aggregate's table) then keep the packed path instead
+// of turning the table into a ktGen. The layout is laid again at the end.
+func (t *ktPacked) widenRanges() {
+	for grown := true; grown; {
+		grown = false
+		for i := range t.cols {
+			c := &t.cols[i]
+			if !c.rng || c.vb >= 8*c.w-1 {
+				continue
+			}
+			vb, base := c.vb, c.base
+			c.vb++
+			c.base = pkRangeBase(c.mn, c.span, c.vb)
+			if pkLayout(t.cols, t.wide) {
+				grown = true
+			} else {
+				c.vb, c.base = vb, base
+			}
+		}
+	}
+	pkLayout(t.cols, t.wide)
+}
+
+// pkRangeBase is the base of a range of vb bits centred on [mn, mn+span].
+func pkRangeBase(mn int64, span uint64, vb int) int64 {
+	slack := (uint64(1)<<vb - span) / 2
+	return int64(uint64(mn) - slack)
 }
 
 // pkRange returns the least and greatest valid value (sign-extended) of a

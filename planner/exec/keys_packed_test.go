@@ -370,3 +370,40 @@ func BenchmarkKeyTableTwoChars(b *testing.B) {
 		})
 	}
 }
+
+// TestKeyTablePackedGrowingRange: an (INT, BIGINT) table range-packed into
+// 96 bits from a first batch of small ids keeps the packed path when
+// later ids grow far past that batch's range (a DISTINCT aggregate's
+// (group id, value) table: group ids grow with the groups) — the free
+// bits of the layout widen the ranges.
+func TestKeyTablePackedGrowingRange(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	types := []arrow.DataType{arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64}
+	batch := func(from, n int) []arrow.Array {
+		ib := array.NewInt32Builder(mem)
+		lb := array.NewInt64Builder(mem)
+		defer ib.Release()
+		defer lb.Release()
+		for i := range n {
+			g := int32(from + i/3)
+			if i%17 == 0 {
+				g = -1
+			}
+			ib.Append(g)
+			lb.Append(int64(1 + (from+i)*7919%10000))
+		}
+		return []arrow.Array{ib.NewArray(), lb.NewArray()}
+	}
+	var ins [][]arrow.Array
+	for from := 0; from < 200_000; from += 4096 {
+		ins = append(ins, batch(from, 4096))
+	}
+	look := [][]arrow.Array{ins[3], batch(1<<24, 100)}
+	defer ktReleaseAll(append(ins, look[1])...)
+	kt := ktCompare(t, mem, types, ins, look)
+	ktAsPacked(t, kt, false)
+	if p := kt.(*ktPacked); !p.cols[0].rng || p.wide {
+		t.Fatalf("the first column is not range-packed into 96 bits (rng %v, wide %v)", p.cols[0].rng, p.wide)
+	}
+}

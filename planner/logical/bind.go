@@ -49,6 +49,8 @@ type binder struct {
 	marks     int
 	ptypes    []arrow.DataType
 	untyped   map[int]bool
+	// cteIDs numbers the WITH definitions referenced (CTE.ID).
+	cteIDs map[*parse.CTE]int
 }
 
 // maxBindSteps bounds the work of binding one statement.
@@ -84,6 +86,7 @@ func Bind(ctx context.Context, sess Session, stmt *parse.Statement, params []any
 	if err != nil {
 		return nil, err
 	}
+	n = inlineSingleCTEs(n)
 	return &Bound{Plan: n, Params: b.paramList, Untyped: b.untyped}, nil
 }
 
@@ -94,6 +97,19 @@ func (b *binder) checkCatalogs() error {
 		}
 	}
 	return nil
+}
+
+// cteID returns the id of a WITH definition (the same for each reference).
+func (b *binder) cteID(def *parse.CTE) int {
+	if b.cteIDs == nil {
+		b.cteIDs = map[*parse.CTE]int{}
+	}
+	id, ok := b.cteIDs[def]
+	if !ok {
+		id = len(b.cteIDs) + 1
+		b.cteIDs[def] = id
+	}
+	return id
 }
 
 // cteScope is the lexical chain of WITH names.

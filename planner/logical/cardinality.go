@@ -283,6 +283,8 @@ func trace(n Node, col int) (Node, *Scan, int) {
 			n = x.Input
 		case *Distinct:
 			n = x.Input
+		case *CTE:
+			n = x.Input
 		case *Project:
 			if col < 0 || col >= len(x.Exprs) {
 				return n, nil, 0

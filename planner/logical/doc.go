@@ -30,6 +30,10 @@
 //     (every condition applied at the lowest join having its columns, the
 //     column order restored by a projection); estimates (cardinality.go)
 //     steer choices, never correctness.
+//   - A CTE node (cte.go) is a barrier: no rule moves a filter, limit or
+//     semi join into it; after Optimize every CTE node of one id that the
+//     physical planner shares has the same Input node (pruned to the union
+//     of the columns its references need).
 //   - Every expression an Aggregate evaluates (groups, Args, Filter and
 //     OrderBy keys of its AggExprs) indexes its input; rules that remap
 //     or rewrite columns (prune, fold) cover all four.

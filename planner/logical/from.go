@@ -137,6 +137,7 @@ func (b *binder) aliasedTable(x *sqlparser.AliasedTableExpr, outer *scope, ctes 
 						return nil, err
 					}
 				}
+				n = &CTE{ID: b.cteID(def), Name: def.Name, Input: n}
 				break
 			}
 		}

@@ -66,6 +66,7 @@ func collectInner(n Node, off int, leaves *[]Node, conds *[]vec.Expr) int {
 // Optimize runs the rules in order; m (nil: no estimates) orders joins
 // and chooses build sides.
 func Optimize(n Node, m *Model) (Node, error) {
+	n = ShareCTEs(n, m)
 	n, err := FoldConstants(n)
 	if err != nil {
 		return nil, err
@@ -91,7 +92,7 @@ func Optimize(n Node, m *Model) (Node, error) {
 	if m != nil {
 		n = ChooseBuildSides(n, m.Rows)
 	}
-	return PushLimit(n), nil
+	return unifyCTEs(PushLimit(n)), nil
 }
 
 // PushLimit gives a scan a row-count hint when a LIMIT sits above it with

@@ -14,9 +14,21 @@ func PruneColumns(n Node) (Node, error) {
 	for i := range req {
 		req[i] = true
 	}
-	out, m, err := prune(n, req)
-	if err != nil {
-		return nil, err
+	// A CTE's Input is pruned to the union of what its references need,
+	// which is known only after a pass over all of them: passes repeat
+	// until no union grew (every reference then pruned with the same one).
+	pr := &pruner{cte: map[int][]bool{}}
+	var out Node
+	var m []int
+	for {
+		pr.grew = false
+		var err error
+		if out, m, err = pr.prune(n, req); err != nil {
+			return nil, err
+		}
+		if !pr.grew {
+			break
+		}
 	}
 	for i, j := range m {
 		if j != i {
@@ -24,6 +36,32 @@ func PruneColumns(n Node) (Node, error) {
 		}
 	}
 	return out, nil
+}
+
+// pruner prunes one plan; cte holds, per CTE id, the columns some
+// reference needs (grew: a union grew in this pass).
+type pruner struct {
+	cte  map[int][]bool
+	grew bool
+}
+
+// pruneCTE prunes a CTE's Input to the union of its references' needs.
+func (pr *pruner) pruneCTE(x *CTE, req []bool) (Node, []int, error) {
+	u := pr.cte[x.ID]
+	if u == nil {
+		u = make([]bool, len(x.Schema()))
+		pr.cte[x.ID] = u
+	}
+	for i, r := range req {
+		if r && i < len(u) && !u[i] {
+			u[i], pr.grew = true, true
+		}
+	}
+	in, m, err := pr.prune(x.Input, append([]bool(nil), u...))
+	if err != nil {
+		return nil, nil, err
+	}
+	return &CTE{ID: x.ID, Name: x.Name, Input: in}, m, nil
 }
 
 func need(req []bool, e vec.Expr) {
@@ -69,8 +107,10 @@ func identity(n int) []int {
 
 // prune returns the pruned node and, for each old output column, its new
 // index (-1 when dropped; only columns not in req may be dropped).
-func prune(n Node, req []bool) (Node, []int, error) {
+func (pr *pruner) prune(n Node, req []bool) (Node, []int, error) {
 	switch x := n.(type) {
+	case *CTE:
+		return pr.pruneCTE(x, req)
 	case *Scan:
 		r := append([]bool{}, req...)
 		for _, f := range x.Filters {
@@ -95,15 +135,15 @@ func prune(n Node, req []bool) (Node, []int, error) {
 	case *Filter:
 		r := append([]bool{}, req...)
 		need(r, x.Pred)
-		in, m, err := prune(x.Input, r)
+		in, m, err := pr.prune(x.Input, r)
 		if err != nil {
 			return nil, nil, err
 		}
-		p, err := remap(x.Pred, m)
+		pred, err := remap(x.Pred, m)
 		if err != nil {
 			return nil, nil, err
 		}
-		return &Filter{Input: in, Pred: p}, m, nil
+		return &Filter{Input: in, Pred: pred}, m, nil
 	case *Project:
 		inReq := make([]bool, len(x.Input.Schema()))
 		m := make([]int, len(x.Exprs))
@@ -116,7 +156,7 @@ func prune(n Node, req []bool) (Node, []int, error) {
 				need(inReq, e)
 			}
 		}
-		in, im, err := prune(x.Input, inReq)
+		in, im, err := pr.prune(x.Input, inReq)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -153,11 +193,11 @@ func prune(n Node, req []bool) (Node, []int, error) {
 				}
 			}
 		}
-		l, lm, err := prune(x.Left, lr)
+		l, lm, err := pr.prune(x.Left, lr)
 		if err != nil {
 			return nil, nil, err
 		}
-		r, rm, err := prune(x.Right, rr)
+		r, rm, err := pr.prune(x.Right, rr)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -211,7 +251,7 @@ func prune(n Node, req []bool) (Node, []int, error) {
 				need(inReq, k.Expr)
 			}
 		}
-		in, im, err := prune(x.Input, inReq)
+		in, im, err := pr.prune(x.Input, inReq)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -250,7 +290,7 @@ func prune(n Node, req []bool) (Node, []int, error) {
 				need(inReq, e)
 			}
 		}
-		in, im, err := prune(x.Input, inReq)
+		in, im, err := pr.prune(x.Input, inReq)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -286,7 +326,7 @@ func prune(n Node, req []bool) (Node, []int, error) {
 		for _, k := range x.Keys {
 			need(r, k.Expr)
 		}
-		in, m, err := prune(x.Input, r)
+		in, m, err := pr.prune(x.Input, r)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -302,7 +342,7 @@ func prune(n Node, req []bool) (Node, []int, error) {
 		}
 		return &cp, m, nil
 	case *Limit, *MaxOneRow:
-		in, m, err := prune(n.Children()[0], req)
+		in, m, err := pr.prune(n.Children()[0], req)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -316,7 +356,7 @@ func prune(n Node, req []bool) (Node, []int, error) {
 		for k := range all {
 			all[k] = true
 		}
-		x, _, err := prune(c, all)
+		x, _, err := pr.prune(c, all)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -26,6 +26,9 @@
 //     the path from the join's probe key to the scan column passes through
 //     operators where dropping an input row can only drop output rows that
 //     carry the same key value (or NULL) to that join.
+//   - A logical.CTE's Input is lowered once per Input node (an
+//     exec.SharedResult listed by the WithShared root); each CTE node is a
+//     ReadShared leaf, where runtime filters and top-N bounds stop.
 //   - A LEFT join is executed as a RIGHT hash join with swapped inputs
 //     only for the decorrelated scalar-subquery shape (outerBuild); a
 //     Project restores the logical column order.

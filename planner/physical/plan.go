@@ -41,6 +41,10 @@ type Planner struct {
 	// of a decorrelated subquery build its outer side (outerBuild,
 	// join.go). Nil: never.
 	Estimate logical.Estimator
+	// shared are the WITH queries computed once (logical.CTE), by their
+	// Input node, in lowering order in sharedList.
+	shared     map[logical.Node]*exec.SharedResult
+	sharedList []*exec.SharedResult
 }
 
 // Plan lowers n. Scans are planned now (metadata only).
@@ -48,7 +52,33 @@ func (p *Planner) Plan(ctx context.Context, n logical.Node) (exec.Operator, erro
 	if p.Concurrency <= 0 {
 		p.Concurrency = 16
 	}
-	return p.plan(ctx, n)
+	p.shared, p.sharedList = nil, nil
+	op, err := p.plan(ctx, n)
+	if err != nil || len(p.sharedList) == 0 {
+		return op, err
+	}
+	root := &exec.SharedScope{Input: op, Shared: p.sharedList}
+	p.note(root, n)
+	return root, nil
+}
+
+// cte lowers one reference to a WITH query computed once: the first
+// reference of an Input lowers it, every reference reads its result.
+func (p *Planner) cte(ctx context.Context, x *logical.CTE) (exec.Operator, error) {
+	sr, ok := p.shared[x.Input]
+	if !ok {
+		in, err := p.plan(ctx, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		sr = &exec.SharedResult{Name: x.Name, Input: in}
+		if p.shared == nil {
+			p.shared = map[logical.Node]*exec.SharedResult{}
+		}
+		p.shared[x.Input] = sr
+		p.sharedList = append(p.sharedList, sr)
+	}
+	return sr.NewReader(), nil
 }
 
 func (p *Planner) plan(ctx context.Context, n logical.Node) (exec.Operator, error) {
@@ -95,6 +125,8 @@ func (p *Planner) lower(ctx context.Context, n logical.Node) (exec.Operator, err
 		return p.scan(ctx, x)
 	case *logical.Values:
 		return values(x)
+	case *logical.CTE:
+		return p.cte(ctx, x)
 	case *logical.Filter:
 		in, err := p.plan(ctx, x.Input)
 		if err != nil {
