@@ -1,0 +1,79 @@
+package exec
+
+import (
+	"fmt"
+	"hash/maphash"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Merging key tables (the partial states of an aggregation).
+
+// mergeGen inserts every key of src, a ktGen of the same columns, and
+// sets gmap[id] to each one's id here: the encoded keys move from arena to
+// arena without decoding them into columns and encoding them again.
+func (t *ktGen) mergeGen(src *ktGen, gmap []int32) error {
+	n := src.ar.len()
+	if len(gmap) != n {
+		return fmt.Errorf("exec: merging %d keys with a map of %d", n, len(gmap))
+	}
+	if t.ar.len()+n > ktMaxKeys {
+		return fmt.Errorf("exec: key table over %d keys", ktMaxKeys)
+	}
+	t.m.reserve(t.m.n + n)
+	if t.ar.offs == nil {
+		t.ar.offs = make([]int64, 1, n+1)
+	}
+	t.ar.data = ktGrow(t.ar.data, len(src.ar.data))
+	t.ar.offs = ktGrow(t.ar.offs, n)
+	for id := range n {
+		key := src.ar.get(int32(id))
+		h := maphash.Bytes(t.seed, key)
+		g := t.m.find(h, key, &t.ar)
+		if g < 0 {
+			g = int32(t.ar.len())
+			t.ar.add(key)
+			t.m.add(h, g)
+		}
+		gmap[id] = g
+	}
+	return nil
+}
+
+// sameLayout reports whether o encodes keys exactly as t does.
+func (t *ktGen) sameLayout(o *ktGen) bool {
+	if t.err != nil || o.err != nil || len(t.cols) != len(o.cols) {
+		return false
+	}
+	for i, c := range t.cols {
+		if o.cols[i] != c || !ktSameType(t.types[i], o.types[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// ktGenOf is the general table behind t, or nil.
+func ktGenOf(t KeyTable) *ktGen {
+	switch x := t.(type) {
+	case *ktGen:
+		return x
+	case *ktPacked:
+		return x.gen
+	}
+	return nil
+}
+
+// ktMergeInto inserts the keys of src into dst (tables of the same key
+// types) and sets gmap[i] to the id in dst of src's key i.
+func ktMergeInto(mem memory.Allocator, dst, src KeyTable, gmap []int32) error {
+	if dg, sg := ktGenOf(dst), ktGenOf(src); dg != nil && sg != nil && dg.sameLayout(sg) {
+		return dg.mergeGen(sg, gmap)
+	}
+	keys, err := src.Keys(mem)
+	if err != nil {
+		return err
+	}
+	defer ktRelease(keys)
+	return dst.Insert(keys, gmap)
+}
