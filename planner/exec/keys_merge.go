@@ -59,7 +59,8 @@ func ktGenOf(t KeyTable) *ktGen {
 	case *ktGen:
 		return x
 	case *ktPacked:
-		return x.gen
+		g, _ := x.gen.(*ktGen)
+		return g
 	}
 	return nil
 }

@@ -56,7 +56,7 @@ type ktPacked struct {
 	lo    []uint64 // key words by id
 	mid   []uint64 // second key words by id (wide)
 	hi    []uint32 // tag words by id
-	gen   *ktGen   // once the keys no longer fit: everything goes here
+	gen   KeyTable // once the keys no longer fit (a ktInterned or ktGen): everything goes here
 	sc    pkScratch
 }
 
@@ -278,7 +278,12 @@ func (t *ktPacked) Lookup(keys []arrow.Array, gids []int32) error {
 // migrate turns the table into a ktGen holding the same keys under the
 // same ids.
 func (t *ktPacked) migrate() error {
-	g := newKtGen(t.types)
+	var g KeyTable
+	if ktInternable(t.types) {
+		g = newKtInterned(t.types)
+	} else {
+		g = newKtGen(t.types)
+	}
 	if n := len(t.lo); n > 0 {
 		keys, err := t.Keys(memory.NewGoAllocator())
 		if err != nil {

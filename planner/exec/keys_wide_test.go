@@ -256,8 +256,8 @@ func BenchmarkKeyTableWatchIDClientIP(b *testing.B) {
 
 // TestKeyTableMergeGen: merging encoded tables arena to arena gives the
 // same ids and keys as decoding the source and inserting its columns,
-// NULLs and keys present in both included, also into a packed table that
-// turned general.
+// NULLs and keys present in both included; so does merging packed tables
+// whose strings outgrew them (interned: decoded and inserted).
 func TestKeyTableMergeGen(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -295,8 +295,8 @@ func TestKeyTableMergeGen(t *testing.T) {
 			return kt
 		}
 		dst, ref, src := build(a), build(a), build(b)
-		if ktGenOf(dst) == nil || ktGenOf(src) == nil {
-			t.Fatalf("%v: the tables are not general", types)
+		if gen := ktGenOf(dst) != nil && ktGenOf(src) != nil; gen != (types[len(types)-1].ID() == arrow.FLOAT64) {
+			t.Fatalf("%v: general tables %v", types, gen)
 		}
 		got := make([]int32, src.Len())
 		if err := ktMergeInto(mem, dst, src, got); err != nil {
