@@ -108,9 +108,31 @@ func (m *ktU64Map) findOrAdd(key uint64, tag int32, next int32) (id int32, added
 	return next, true
 }
 
-func (m *ktU64Map) grow() {
+func (m *ktU64Map) grow() { m.growTo(2 * len(m.slots)) }
+
+// ktMapSize is the table size (a power of two, at least 64 and cur) that
+// holds n keys at most half full.
+func ktMapSize(cur, n int) int {
+	size := max(64, cur)
+	for 2*n > size {
+		size *= 2
+	}
+	return size
+}
+
+// reserve sizes the table (at most half full) for n keys.
+func (m *ktU64Map) reserve(n int) {
+	size := ktMapSize(len(m.slots), n)
+	if m.slots == nil {
+		m.init(size)
+	} else if size > len(m.slots) {
+		m.growTo(size)
+	}
+}
+
+func (m *ktU64Map) growTo(size int) {
 	old := m.slots
-	m.init(2 * len(old))
+	m.init(size)
 	for _, s := range old {
 		if s.id == 0 {
 			continue
@@ -204,10 +226,7 @@ func (m *ktBytesMap) add(h uint64, id int32) {
 // reserve grows the table (at most half full) to hold n keys without
 // growing again.
 func (m *ktBytesMap) reserve(n int) {
-	size := max(64, len(m.slots))
-	for 2*n > size {
-		size *= 2
-	}
+	size := ktMapSize(len(m.slots), n)
 	if size == len(m.slots) {
 		return
 	}

@@ -63,6 +63,15 @@ func newKtInterned(types []arrow.DataType) *ktInterned {
 		}
 	}
 	t.inner = NewKeyTable(inner)
+	if p, ok := t.inner.(*ktPacked); ok {
+		// Ids grow with every new string: a range taken from the first
+		// batch would soon be outgrown.
+		for i, d := range t.dicts {
+			if d != nil {
+				p.cols[i].noRange = true
+			}
+		}
+	}
 	return t
 }
 

@@ -71,10 +71,39 @@ func ktMergeInto(mem memory.Allocator, dst, src KeyTable, gmap []int32) error {
 	if dg, sg := ktGenOf(dst), ktGenOf(src); dg != nil && sg != nil && dg.sameLayout(sg) {
 		return dg.mergeGen(sg, gmap)
 	}
+	if r, ok := dst.(ktReserver); ok {
+		r.reserve(dst.Len() + src.Len())
+	}
 	keys, err := src.Keys(mem)
 	if err != nil {
 		return err
 	}
 	defer ktRelease(keys)
 	return dst.Insert(keys, gmap)
+}
+
+// ktReserver is a table that can size its hash table for n keys up front
+// (a merge knows how many keys may come; growing on the way rehashes).
+type ktReserver interface{ reserve(n int) }
+
+func (t *ktGen) reserve(n int) { t.m.reserve(n) }
+
+func (t *ktInterned) reserve(n int) {
+	if r, ok := t.inner.(ktReserver); ok {
+		r.reserve(n)
+	}
+}
+
+func (t *ktPacked) reserve(n int) {
+	switch {
+	case t.gen != nil:
+		if r, ok := t.gen.(ktReserver); ok {
+			r.reserve(n)
+		}
+	case !t.ready: // no layout yet: the first Insert chooses it
+	case t.wide:
+		t.m2.reserve(n)
+	default:
+		t.m.reserve(n)
+	}
 }

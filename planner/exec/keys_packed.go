@@ -97,12 +97,13 @@ type pkCol struct {
 	// fixed, range-packed (rng): the value is stored as its sign-extended
 	// difference from base in vb bits; a value outside that range does
 	// not fit (like a string longer than k).
-	rng  bool
-	base int64
-	vb   int
-	k    int // strings: the longest value packed
-	val  pkField
-	tag  pkField // fixed/bool: validity bit; strings: length+1, 0 = NULL
+	rng     bool
+	noRange bool // never range-packed (a ktInterned's string ids grow)
+	base    int64
+	vb      int
+	k       int // strings: the longest value packed
+	val     pkField
+	tag     pkField // fixed/bool: validity bit; strings: length+1, 0 = NULL
 }
 
 type pkScratch struct {
