@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/maphash"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -71,6 +72,9 @@ func ktMergeInto(mem memory.Allocator, dst, src KeyTable, gmap []int32) error {
 	if dg, sg := ktGenOf(dst), ktGenOf(src); dg != nil && sg != nil && dg.sameLayout(sg) {
 		return dg.mergeGen(sg, gmap)
 	}
+	if di, si := ktInternedOf(dst), ktInternedOf(src); di != nil && si != nil && di.sameTypes(si) {
+		return di.mergeInterned(mem, si, gmap)
+	}
 	if r, ok := dst.(ktReserver); ok {
 		r.reserve(dst.Len() + src.Len())
 	}
@@ -106,4 +110,68 @@ func (t *ktPacked) reserve(n int) {
 	default:
 		t.m.reserve(n)
 	}
+}
+
+// ktInternedOf is the interned table behind t, or nil.
+func ktInternedOf(t KeyTable) *ktInterned {
+	switch x := t.(type) {
+	case *ktInterned:
+		return x
+	case *ktPacked:
+		i, _ := x.gen.(*ktInterned)
+		return i
+	}
+	return nil
+}
+
+func (t *ktInterned) sameTypes(o *ktInterned) bool {
+	if len(t.types) != len(o.types) {
+		return false
+	}
+	for i, dt := range t.types {
+		if !ktSameType(dt, o.types[i]) || (t.dicts[i] == nil) != (o.dicts[i] == nil) {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeInterned merges src's string tables into ours first (each distinct
+// string once), then src's rows with their string ids mapped to ours.
+func (t *ktInterned) mergeInterned(mem memory.Allocator, src *ktInterned, gmap []int32) error {
+	cols, err := src.inner.Keys(mem)
+	if err != nil {
+		return err
+	}
+	defer func() { ktRelease(cols) }()
+	for i, d := range t.dicts {
+		if d == nil {
+			continue
+		}
+		vals, err := src.dicts[i].Keys(mem)
+		if err != nil {
+			return err
+		}
+		idmap := make([]int32, src.dicts[i].Len())
+		err = d.Insert(vals, idmap)
+		ktRelease(vals)
+		if err != nil {
+			return err
+		}
+		old, err := aggValues[int32](cols[i])
+		if err != nil {
+			return err
+		}
+		ids := make([]int32, len(old))
+		for r, id := range old {
+			if id < 0 || int(id) >= len(idmap) {
+				return fmt.Errorf("exec: interned key id %d outside its %d strings", id, len(idmap))
+			}
+			ids[r] = idmap[id]
+		}
+		cols[i].Release()
+		cols[i] = aggFixedArray(mem, arrow.PrimitiveTypes.Int32, ids, nil)
+	}
+	t.reserve(t.Len() + src.Len())
+	return t.inner.Insert(cols, gmap)
 }
