@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -64,6 +65,33 @@ func TestKeyTableInterned(t *testing.T) {
 		ins := [][]arrow.Array{batch(500, 3, 12), batch(700, 30, 12), batch(300, 30, 40)}
 		look := [][]arrow.Array{batch(900, 30, 60)}
 		kt := ktCompare(t, mem, types, ins, look)
+		// Concurrent lookups (a hash join's probe partitions) agree with a
+		// serial one.
+		want := make([]int32, look[0][0].Len())
+		if err := kt.Lookup(look[0], want); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make([]string, 4)
+		for w := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				got := make([]int32, len(want))
+				for range 20 {
+					if err := kt.Lookup(look[0], got); err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+						errs[w] = fmt.Sprintf("lookup %v differs", err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		for _, e := range errs {
+			if e != "" {
+				t.Fatalf("%v: %s", types, e)
+			}
+		}
 		if p, ok := kt.(*ktPacked); !ok {
 			t.Errorf("%v: a %T", types, kt)
 		} else if _, ok := p.gen.(*ktInterned); !ok {
