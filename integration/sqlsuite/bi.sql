@@ -120,3 +120,9 @@ SELECT a.id, x.id AS bid FROM t4 a RIGHT JOIN LATERAL (SELECT b.id FROM t3 b WHE
 SELECT a.id, x.v FROM t4 a RIGHT JOIN LATERAL (SELECT 1 AS v) x ON a.id < 3;
 SELECT a.id, x.m FROM t4 a FULL JOIN LATERAL (SELECT MAX(i) AS m, k2 FROM t3 GROUP BY k2) x ON x.k2 = a.k2;
 SELECT q.id FROM (SELECT a.id FROM t4 a RIGHT JOIN LATERAL (SELECT 1 AS v) x ON a.id < 3) q;
+-- GROUP BY keys computed from other keys (the aggregate groups by the plain columns only)
+SELECT k, k - 1 AS k1, k * 2 AS kx, COUNT(*) AS c, SUM(d) AS s FROM t1 GROUP BY k, k - 1, k * 2;
+SELECT s, UPPER(s) AS u, LENGTH(s) AS l, i, i + 1 AS i1, COUNT(*) AS c FROM t1 GROUP BY s, UPPER(s), LENGTH(s), i, i + 1;
+SELECT dt, EXTRACT(YEAR FROM dt) AS y, d, d * 2 AS d2, ts, DATE_TRUNC('day', ts) AS td, MIN(id) AS m FROM t1 GROUP BY dt, EXTRACT(YEAR FROM dt), d, d * 2, ts, DATE_TRUNC('day', ts);
+SELECT f, f * 2 AS f2, COUNT(*) AS c FROM t1 GROUP BY f, f * 2;
+SELECT 1 AS one, k2, k2 || 'x' AS kx, COUNT(DISTINCT s) AS c FROM t1 GROUP BY 1, k2, k2 || 'x';

@@ -71,6 +71,7 @@ type aggSpec struct {
 	sep       string
 	qf        quantFrac // QUANTILE_CONT / QUANTILE_DISC fraction
 	skipNulls bool      // rows where an argument is NULL are not aggregated
+	single    bool      // HashAggregate without GROUP BY: every row is group 0
 	// ORDER BY inside the call (agg_ordered.go): args[nval:] are the keys.
 	ordered bool
 	nval    int
@@ -170,6 +171,7 @@ func (h *HashAggregate) build() error {
 		if err != nil {
 			return err
 		}
+		sp.single = n == 0 && h.GroupingSets == nil
 		h.specs = append(h.specs, sp)
 		fields = append(fields, arrow.Field{Name: sp.name, Type: sp.out, Nullable: sp.nullable})
 	}
@@ -358,7 +360,7 @@ func (sp *aggSpec) newAcc(mem memory.Allocator) (aggAcc, error) {
 		if _, err := mk(); err != nil {
 			return nil, err
 		}
-		return newAggDistinct(mem, sp.types, mk), nil
+		return newAggDistinct(mem, sp.types, sp.single, mk), nil
 	}
 	return mk()
 }

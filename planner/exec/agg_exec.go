@@ -477,6 +477,17 @@ func (s *aggStream) consumePartition(tc *TaskCtx, p *aggPartial, part int) error
 // finish merges the partial states into the first and builds the output.
 func (s *aggStream) finish(parts []*aggPartial) error {
 	h, mem := s.h, s.tc.Mem
+	if !h.orderSensitive() {
+		// The largest state takes in the others: fewer keys move. (Order-
+		// sensitive aggregates merge in partition order.)
+		big := 0
+		for i, p := range parts {
+			if p.kt.Len() > parts[big].kt.Len() {
+				big = i
+			}
+		}
+		parts[0], parts[big] = parts[big], parts[0]
+	}
 	main := parts[0]
 	for _, p := range parts[1:] {
 		if err := s.tc.Err(); err != nil {
@@ -485,14 +496,8 @@ func (s *aggStream) finish(parts []*aggPartial) error {
 		if p.kt.Len() == 0 {
 			continue
 		}
-		keys, err := p.kt.Keys(mem)
-		if err != nil {
-			return err
-		}
 		gmap := make([]int32, p.kt.Len())
-		err = main.kt.Insert(keys, gmap)
-		ktRelease(keys)
-		if err != nil {
+		if err := ktMergeInto(mem, main.kt, p.kt, gmap); err != nil {
 			return err
 		}
 		main.resize()

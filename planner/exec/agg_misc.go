@@ -1,11 +1,13 @@
 package exec
 
 import (
+	"context"
 	"fmt"
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -174,15 +176,25 @@ func (a *aggStrAgg) finish(mem memory.Allocator) (arrow.Array, error) {
 // plain aggregate over the distinct pairs when the aggregation finishes
 // (so partial states merge their sets, not their results). Rows the mask
 // drops are inserted under group -1, which finish ignores.
+//
+// single (an aggregation without GROUP BY: every row is group 0) keys the
+// arguments alone, so COUNT(DISTINCT s) over one string column uses the
+// string table rather than the general encoded one; the rows the mask
+// drops are left out before inserting.
 type aggDistinct struct {
-	mem   memory.Allocator
-	inner func() (aggAcc, error)
-	kt    KeyTable
-	n     int
-	ids   []int32
+	mem    memory.Allocator
+	inner  func() (aggAcc, error)
+	kt     KeyTable
+	single bool
+	n      int
+	ids    []int32
+	take   []int32
 }
 
-func newAggDistinct(mem memory.Allocator, argTypes []arrow.DataType, inner func() (aggAcc, error)) *aggDistinct {
+func newAggDistinct(mem memory.Allocator, argTypes []arrow.DataType, single bool, inner func() (aggAcc, error)) *aggDistinct {
+	if single {
+		return &aggDistinct{mem: mem, inner: inner, single: true, kt: NewKeyTable(argTypes)}
+	}
 	types := append([]arrow.DataType{arrow.PrimitiveTypes.Int32}, argTypes...)
 	return &aggDistinct{mem: mem, inner: inner, kt: NewKeyTable(types)}
 }
@@ -209,6 +221,9 @@ func (a *aggDistinct) insert(keys []arrow.Array) error {
 }
 
 func (a *aggDistinct) update(args []arrow.Array, mask []byte, gids []int32) error {
+	if a.single {
+		return a.updateSingle(args, mask, gids)
+	}
 	g := aggGidColumn(a.mem, len(gids), func(r int) int32 {
 		if mask != nil && !bitutil.BitIsSet(mask, r) {
 			return -1
@@ -219,13 +234,68 @@ func (a *aggDistinct) update(args []arrow.Array, mask []byte, gids []int32) erro
 	return a.insert(append([]arrow.Array{g}, args...))
 }
 
+// updateSingle inserts the arguments of the rows the mask keeps (every
+// row is group 0).
+func (a *aggDistinct) updateSingle(args []arrow.Array, mask []byte, gids []int32) error {
+	n := len(gids)
+	for _, g := range gids {
+		if g != 0 {
+			return fmt.Errorf("exec: DISTINCT aggregate without GROUP BY given group %d", g)
+		}
+	}
+	if mask == nil {
+		return a.insert(args)
+	}
+	a.take = a.take[:0]
+	for r := range n {
+		if bitutil.BitIsSet(mask, r) {
+			a.take = append(a.take, int32(r))
+		}
+	}
+	if len(a.take) == n {
+		return a.insert(args)
+	}
+	if len(a.take) == 0 {
+		return nil
+	}
+	kept, err := aggTake(a.mem, args, a.take)
+	if err != nil {
+		return err
+	}
+	defer ktRelease(kept)
+	return a.insert(kept)
+}
+
+// aggTake gathers rows idx of every column.
+func aggTake(mem memory.Allocator, cols []arrow.Array, idx []int32) ([]arrow.Array, error) {
+	ia := aggFixedArray(mem, arrow.PrimitiveTypes.Int32, idx, nil)
+	defer ia.Release()
+	cctx := compute.WithAllocator(context.Background(), mem)
+	out := make([]arrow.Array, len(cols))
+	for i, c := range cols {
+		t, err := compute.TakeArray(cctx, c, ia)
+		if err != nil {
+			ktRelease(out[:i])
+			return nil, err
+		}
+		out[i] = t
+	}
+	return out, nil
+}
+
 func (a *aggDistinct) merge(src aggAcc, gmap []int32) error {
 	o := src.(*aggDistinct)
+	if a.single != o.single {
+		return fmt.Errorf("exec: merging DISTINCT states of different shapes")
+	}
 	keys, err := o.kt.Keys(a.mem)
 	if err != nil {
 		return err
 	}
 	defer ktRelease(keys)
+	if a.single {
+		return a.insert(keys)
+	}
 	if err := regroupKeys(a.mem, keys, gmap); err != nil {
 		return err
 	}
@@ -243,6 +313,14 @@ func (a *aggDistinct) finish(mem memory.Allocator) (arrow.Array, error) {
 		return nil, err
 	}
 	defer ktRelease(keys)
+	if a.single {
+		if m := a.kt.Len(); a.n > 0 && m > 0 {
+			if err := inner.update(keys, nil, make([]int32, m)); err != nil {
+				return nil, err
+			}
+		}
+		return inner.finish(mem)
+	}
 	gs, err := aggValues[int32](keys[0])
 	if err != nil {
 		return nil, err

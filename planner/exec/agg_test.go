@@ -216,6 +216,14 @@ func TestAggDistinct(t *testing.T) {
 			d("MAX", "mx", nil, c("a")), aggE("COUNT", "c", c("a")),
 		}, nil)
 		aggCheck(t, aggRows(t, aggTC(mem, nil), h), "p|3|3|6|2|2|u,v|3|4", "q|1|1|5|5|1|w|5|3")
+		// Without GROUP BY the DISTINCT sets key the arguments alone (the
+		// rows the mask drops left out before inserting).
+		h = aggMust(t, v, nil, []AggExpr{
+			d("COUNT", "cd", nil, c("a")), d("COUNT", "cab", nil, c("a"), c("b")), d("SUM", "sd", nil, c("a")),
+			d("AVG", "ad", nil, c("a")), d("COUNT", "cdf", c("f"), c("a")), d("COUNT", "cbf", c("f"), c("b")),
+			d("MAX", "mx", nil, c("a")), aggE("COUNT", "c", c("a")),
+		}, nil)
+		aggCheck(t, aggRows(t, aggTC(mem, nil), h), "4|4|11|2.75|3|3|5|7")
 		aggReleaseValues(v)
 	}
 }

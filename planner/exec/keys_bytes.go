@@ -485,31 +485,86 @@ func ktResize[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// Keys decodes the arena back into columns.
+// Keys decodes the arena back into columns: a first pass sizes each
+// string column, the second writes every column straight into its
+// buffers.
 func (t *ktGen) Keys(mem memory.Allocator) ([]arrow.Array, error) {
 	if t.err != nil {
 		return nil, t.err
 	}
 	n := t.ar.len()
+	varBytes := make([]int, len(t.cols))
+	hasVar := false
+	for _, c := range t.cols {
+		hasVar = hasVar || c.kind == ktGenVar32 || c.kind == ktGenVar64
+	}
+	if hasVar {
+		for id := 0; id < n; id++ {
+			key := t.ar.get(int32(id))
+			p := 0
+			for i, c := range t.cols {
+				ok := key[p] == 1
+				p++
+				switch c.kind {
+				case ktGenNull:
+				case ktGenBool:
+					p++
+				case ktGenVar32, ktGenVar64:
+					if ok {
+						l := int(binary.LittleEndian.Uint32(key[p:]))
+						varBytes[i] += l
+						p += 4 + l
+					}
+				default:
+					p += c.w
+				}
+			}
+		}
+	}
 	type out struct {
-		valid []byte // bitmap
-		nulls int
-		data  []byte // fixed: n*w bytes; bool: bitmap; var: bytes
-		offs  []int64
+		valid, data, offs *memory.Buffer
+		vb, db            []byte
+		o32               []int32
+		o64               []int64
+		nulls             int
+		pos               int
 	}
 	outs := make([]out, len(t.cols))
+	release := func() {
+		for i := range outs {
+			for _, b := range []*memory.Buffer{outs[i].valid, outs[i].data, outs[i].offs} {
+				if b != nil {
+					b.Release()
+				}
+			}
+		}
+	}
 	for i, c := range t.cols {
+		if c.kind == ktGenVar32 && varBytes[i] > math.MaxInt32 {
+			release()
+			return nil, fmt.Errorf("exec: %d bytes of %s keys do not fit 32-bit offsets", varBytes[i], t.types[i])
+		}
 		o := &outs[i]
-		o.valid = make([]byte, bitutil.BytesForBits(int64(n)))
+		if c.kind == ktGenNull {
+			continue
+		}
+		o.valid = ktBuffer(mem, int(bitutil.BytesForBits(int64(n))))
+		o.vb = o.valid.Bytes()
 		switch c.kind {
 		case ktGenBool:
-			o.data = make([]byte, bitutil.BytesForBits(int64(n)))
-		case ktGenVar32, ktGenVar64:
-			o.offs = make([]int64, 1, n+1)
-		case ktGenNull:
+			o.data = ktBuffer(mem, int(bitutil.BytesForBits(int64(n))))
+		case ktGenVar32:
+			o.data = ktBuffer(mem, varBytes[i])
+			o.offs = ktBuffer(mem, 4*(n+1))
+			o.o32 = arrow.Int32Traits.CastFromBytes(o.offs.Bytes())
+		case ktGenVar64:
+			o.data = ktBuffer(mem, varBytes[i])
+			o.offs = ktBuffer(mem, 8*(n+1))
+			o.o64 = arrow.Int64Traits.CastFromBytes(o.offs.Bytes())
 		default:
-			o.data = make([]byte, n*c.w)
+			o.data = ktBuffer(mem, n*c.w)
 		}
+		o.db = o.data.Bytes()
 	}
 	for id := 0; id < n; id++ {
 		key := t.ar.get(int32(id))
@@ -518,27 +573,33 @@ func (t *ktGen) Keys(mem memory.Allocator) ([]arrow.Array, error) {
 			o := &outs[i]
 			ok := key[p] == 1
 			p++
+			if c.kind == ktGenNull {
+				continue
+			}
 			if ok {
-				bitutil.SetBit(o.valid, id)
+				bitutil.SetBit(o.vb, id)
 			} else {
 				o.nulls++
 			}
 			switch c.kind {
-			case ktGenNull:
 			case ktGenBool:
 				if key[p] == 1 {
-					bitutil.SetBit(o.data, id)
+					bitutil.SetBit(o.db, id)
 				}
 				p++
 			case ktGenVar32, ktGenVar64:
 				if ok {
 					l := int(binary.LittleEndian.Uint32(key[p:]))
-					o.data = append(o.data, key[p+4:p+4+l]...)
+					o.pos += copy(o.db[o.pos:], key[p+4:p+4+l])
 					p += 4 + l
 				}
-				o.offs = append(o.offs, int64(len(o.data)))
+				if o.o32 != nil {
+					o.o32[id+1] = int32(o.pos)
+				} else {
+					o.o64[id+1] = int64(o.pos)
+				}
 			default:
-				copy(o.data[id*c.w:], key[p:p+c.w])
+				copy(o.db[id*c.w:], key[p:p+c.w])
 				p += c.w
 			}
 		}
@@ -550,25 +611,17 @@ func (t *ktGen) Keys(mem memory.Allocator) ([]arrow.Array, error) {
 			res[i] = array.NewNull(n)
 			continue
 		}
-		if c.kind == ktGenVar32 && len(o.data) > math.MaxInt32 {
-			for _, a := range res[:i] {
-				a.Release()
-			}
-			return nil, fmt.Errorf("exec: %d bytes of %s keys do not fit 32-bit offsets", len(o.data), t.types[i])
+		valid := o.valid
+		if o.nulls == 0 {
+			valid.Release()
+			valid = nil
 		}
-		var valid *memory.Buffer
-		if o.nulls > 0 {
-			valid = ktBuffer(mem, len(o.valid))
-			copy(valid.Bytes(), o.valid)
-		}
-		data := ktBuffer(mem, len(o.data))
-		copy(data.Bytes(), o.data)
 		if c.kind == ktGenVar32 || c.kind == ktGenVar64 {
-			offs := ktOffsetsBuffer(mem, o.offs, n, c.kind == ktGenVar64)
-			res[i] = ktMakeArray(t.types[i], n, o.nulls, valid, offs, data)
+			res[i] = ktMakeArray(t.types[i], n, o.nulls, valid, o.offs, o.data)
 		} else {
-			res[i] = ktMakeArray(t.types[i], n, o.nulls, valid, data)
+			res[i] = ktMakeArray(t.types[i], n, o.nulls, valid, o.data)
 		}
+		*o = out{}
 	}
 	return res, nil
 }

@@ -108,9 +108,31 @@ func (m *ktU64Map) findOrAdd(key uint64, tag int32, next int32) (id int32, added
 	return next, true
 }
 
-func (m *ktU64Map) grow() {
+func (m *ktU64Map) grow() { m.growTo(2 * len(m.slots)) }
+
+// ktMapSize is the table size (a power of two, at least 64 and cur) that
+// holds n keys at most half full.
+func ktMapSize(cur, n int) int {
+	size := max(64, cur)
+	for 2*n > size {
+		size *= 2
+	}
+	return size
+}
+
+// reserve sizes the table (at most half full) for n keys.
+func (m *ktU64Map) reserve(n int) {
+	size := ktMapSize(len(m.slots), n)
+	if m.slots == nil {
+		m.init(size)
+	} else if size > len(m.slots) {
+		m.growTo(size)
+	}
+}
+
+func (m *ktU64Map) growTo(size int) {
 	old := m.slots
-	m.init(2 * len(old))
+	m.init(size)
 	for _, s := range old {
 		if s.id == 0 {
 			continue
@@ -137,10 +159,29 @@ func (a *ktArena) get(id int32) []byte {
 
 func (a *ktArena) add(b []byte) {
 	if a.offs == nil {
-		a.offs = append(a.offs, 0)
+		a.offs = make([]int64, 1, 1024)
+	}
+	if len(a.data)+len(b) > cap(a.data) {
+		a.data = ktGrow(a.data, len(b))
+	}
+	if len(a.offs) == cap(a.offs) {
+		a.offs = ktGrow(a.offs, 1)
 	}
 	a.data = append(a.data, b...)
 	a.offs = append(a.offs, int64(len(a.data)))
+}
+
+// ktGrow returns s with room for at least extra more elements, doubling
+// its capacity (append grows large slices by 1.25×: a table of a million
+// keys then copies its arena about five times over).
+func ktGrow[T any](s []T, extra int) []T {
+	if cap(s)-len(s) >= extra {
+		return s
+	}
+	n := max(2*cap(s), len(s)+extra, 256)
+	out := make([]T, len(s), n)
+	copy(out, s)
+	return out
 }
 
 func (a *ktArena) len() int { return max(0, len(a.offs)-1) }
@@ -175,22 +216,28 @@ func (m *ktBytesMap) find(h uint64, key []byte, ar *ktArena) int32 {
 
 // add records id under h (the key is known to be absent).
 func (m *ktBytesMap) add(h uint64, id int32) {
-	if m.slots == nil {
-		m.slots = make([]ktBSlot, 64)
-		m.mask = 63
-	}
 	if 2*(m.n+1) > len(m.slots) {
-		old := m.slots
-		m.slots = make([]ktBSlot, 2*len(old))
-		m.mask = uint64(len(m.slots) - 1)
-		for _, s := range old {
-			if s.id != 0 {
-				m.put(s)
-			}
-		}
+		m.reserve(m.n + 1)
 	}
 	m.put(ktBSlot{h: h, id: id + 1})
 	m.n++
+}
+
+// reserve grows the table (at most half full) to hold n keys without
+// growing again.
+func (m *ktBytesMap) reserve(n int) {
+	size := ktMapSize(len(m.slots), n)
+	if size == len(m.slots) {
+		return
+	}
+	old := m.slots
+	m.slots = make([]ktBSlot, size)
+	m.mask = uint64(size - 1)
+	for _, s := range old {
+		if s.id != 0 {
+			m.put(s)
+		}
+	}
 }
 
 func (m *ktBytesMap) put(s ktBSlot) {

@@ -33,8 +33,12 @@ import (
 //   - the same when they pack only into 160 bits (BIGINT+INT, two
 //     BIGINTs, BIGINT+short string, BIGINT+INT+SMALLINT): a ktU128Map
 //     over (k0, k1, tag) (ktPacked's wide layout, keys_wide.go); either
-//     packed layout turns into a ktGen, keeping ids, when a later batch
-//     holds a longer string or a value outside a range-packed range;
+//     packed layout turns, keeping ids, when a later batch holds a
+//     longer string or a value outside a range-packed range, into a
+//     ktInterned (keys_interned.go: each string column interned in its
+//     own string table, the rows keyed by the other columns and the
+//     strings' ids, which pack) when every column is a string or packs,
+//     else into a ktGen;
 //   - anything else (several columns, decimals, fixed-size binary, NULL
 //     type...): each row's key is encoded into bytes column by column and
 //     hashed (ktGen, keys_bytes.go).

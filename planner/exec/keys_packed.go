@@ -56,7 +56,7 @@ type ktPacked struct {
 	lo    []uint64 // key words by id
 	mid   []uint64 // second key words by id (wide)
 	hi    []uint32 // tag words by id
-	gen   *ktGen   // once the keys no longer fit: everything goes here
+	gen   KeyTable // once the keys no longer fit (a ktInterned or ktGen): everything goes here
 	sc    pkScratch
 }
 
@@ -97,14 +97,15 @@ type pkCol struct {
 	// fixed, range-packed (rng): the value is stored as its sign-extended
 	// difference from base in vb bits; a value outside that range does
 	// not fit (like a string longer than k).
-	rng  bool
-	base int64
-	vb   int
-	mn   int64  // range-packed: the first batch's least value
-	span uint64 // and its greatest minus its least
-	k    int    // strings: the longest value packed
-	val  pkField
-	tag  pkField // fixed/bool: validity bit; strings: length+1, 0 = NULL
+	rng     bool
+	noRange bool // never range-packed (a ktInterned's string ids grow)
+	base    int64
+	vb      int
+	mn      int64  // range-packed: the first batch's least value
+	span    uint64 // and its greatest minus its least
+	k       int    // strings: the longest value packed
+	val     pkField
+	tag     pkField // fixed/bool: validity bit; strings: length+1, 0 = NULL
 }
 
 type pkScratch struct {
@@ -280,7 +281,12 @@ func (t *ktPacked) Lookup(keys []arrow.Array, gids []int32) error {
 // migrate turns the table into a ktGen holding the same keys under the
 // same ids.
 func (t *ktPacked) migrate() error {
-	g := newKtGen(t.types)
+	var g KeyTable
+	if ktInternable(t.types) {
+		g = newKtInterned(t.types)
+	} else {
+		g = newKtGen(t.types)
+	}
 	if n := len(t.lo); n > 0 {
 		keys, err := t.Keys(memory.NewGoAllocator())
 		if err != nil {

@@ -96,7 +96,7 @@ func (t *ktPacked) rangePack(keys []arrow.Array) bool {
 	any := false
 	for i := range t.cols {
 		c := &t.cols[i]
-		if c.kind != pkFixed || c.w < 4 {
+		if c.kind != pkFixed || c.w < 4 || c.noRange {
 			continue
 		}
 		mn, mx, ok := pkRange(keys[i], c.w)

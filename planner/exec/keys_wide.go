@@ -81,9 +81,21 @@ func (m *ktU128Map) findOrAdd(k0, k1 uint64, tag int32, next int32) (id int32, a
 	return next, true
 }
 
-func (m *ktU128Map) grow() {
+func (m *ktU128Map) grow() { m.growTo(2 * len(m.slots)) }
+
+// reserve sizes the table (at most half full) for n keys.
+func (m *ktU128Map) reserve(n int) {
+	size := ktMapSize(len(m.slots), n)
+	if m.slots == nil {
+		m.init(size)
+	} else if size > len(m.slots) {
+		m.growTo(size)
+	}
+}
+
+func (m *ktU128Map) growTo(size int) {
 	old := m.slots
-	m.init(2 * len(old))
+	m.init(size)
 	for _, s := range old {
 		if s.id == 0 {
 			continue

@@ -253,3 +253,79 @@ func BenchmarkKeyTableWatchIDClientIP(b *testing.B) {
 		})
 	}
 }
+
+// TestKeyTableMergeGen: merging encoded tables arena to arena gives the
+// same ids and keys as decoding the source and inserting its columns,
+// NULLs and keys present in both included; so does merging interned
+// tables string table first, then the rows with their ids mapped.
+func TestKeyTableMergeGen(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, types := range [][]arrow.DataType{
+		{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String, arrow.PrimitiveTypes.Float64},
+		{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String},
+	} {
+		mk := func(seed int) []arrow.Array {
+			cols := make([]arrow.Array, len(types))
+			for i, typ := range types {
+				if typ.ID() == arrow.STRING {
+					b := array.NewStringBuilder(mem)
+					for r := 0; r < 3000; r++ {
+						if rng.IntN(20) == 0 {
+							b.AppendNull()
+						} else {
+							b.Append(fmt.Sprintf("a longer string value %d", rng.IntN(40)+seed))
+						}
+					}
+					cols[i] = b.NewArray()
+					b.Release()
+					continue
+				}
+				cols[i] = ktRandom(mem, rng, typ, 3000, 30, 5)
+			}
+			return cols
+		}
+		a, b := mk(0), mk(20)
+		build := func(cols []arrow.Array) KeyTable {
+			kt := NewKeyTable(types)
+			if err := kt.Insert(cols, make([]int32, cols[0].Len())); err != nil {
+				t.Fatal(err)
+			}
+			return kt
+		}
+		dst, ref, src := build(a), build(a), build(b)
+		gen := ktGenOf(dst) != nil && ktGenOf(src) != nil
+		interned := ktInternedOf(dst) != nil && ktInternedOf(src) != nil
+		if want := types[len(types)-1].ID() == arrow.FLOAT64; gen != want || interned == want {
+			t.Fatalf("%v: general tables %v, interned %v", types, gen, interned)
+		}
+		got := make([]int32, src.Len())
+		if err := ktMergeInto(mem, dst, src, got); err != nil {
+			t.Fatal(err)
+		}
+		keys, err := src.Keys(mem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]int32, src.Len())
+		if err := ref.Insert(keys, want); err != nil {
+			t.Fatal(err)
+		}
+		ktRelease(keys)
+		if fmt.Sprint(got) != fmt.Sprint(want) || dst.Len() != ref.Len() || dst.Len() <= src.Len() {
+			t.Fatalf("%v: ids %v vs %v, %d vs %d keys", types, got[:10], want[:10], dst.Len(), ref.Len())
+		}
+		gk, _ := dst.Keys(mem)
+		rk, _ := ref.Keys(mem)
+		for i := range gk {
+			if fmt.Sprint(gk[i]) != fmt.Sprint(rk[i]) { // NaN keys: not array.Equal
+				t.Errorf("%v: key column %d differs", types, i)
+			}
+		}
+		ktRelease(gk)
+		ktRelease(rk)
+		ktRelease(a)
+		ktRelease(b)
+	}
+}

@@ -149,7 +149,7 @@ func (p *Planner) lower(ctx context.Context, n logical.Node) (exec.Operator, err
 		if err != nil {
 			return nil, err
 		}
-		return exec.NewHashAggregate(in, x.Groups, x.GroupNames, x.Aggs, x.GroupingSets)
+		return p.aggregate(in, x)
 	case *logical.Window:
 		in, err := p.plan(ctx, x.Input)
 		if err != nil {
