@@ -57,8 +57,13 @@ SELECT id, FORMAT('{}-{}', s, i) AS a, PRINTF('%05d', i) AS b FROM t4;
 SELECT id, TO_CHAR(dt, 'YYYY-MM-DD') AS a FROM t4;
 SELECT id, CAST(i AS TEXT) AS a, CAST(f AS REAL) AS b, CAST(d AS NUMERIC(10,1)) AS c, i::VARCHAR AS e, CAST(i AS FLOAT) AS g, CAST(b AS INT8) AS h FROM t4;
 SELECT id, CURRENT_TIMESTAMP >= ts AS a, NOW() > TIMESTAMP '2020-01-01 00:00:00' AS b, TODAY() >= dt AS c FROM t4;
--- known: the bitwise operators | << >> and XOR are not implemented
 SELECT id, BIT_COUNT(CAST(k AS BIGINT)) AS a, k & 3 AS b, k | 8 AS c, k << 2 AS e, xor(k, 5) AS g FROM t4;
+SELECT id, k2 & 6 AS a, i | 1 AS b, k2 << 3 AS c, i >> 2 AS d, ~i AS e, BIT_COUNT(i) AS f, xor(i, k2) AS g, (i - 60) >> 40 AS h, i & k2 | 1 AS p, ~i + 1 AS q FROM t4;
+SELECT 1 | 2 & 3 AS a, 6 & 3 << 1 AS b, ~1 + 1 AS c, ~ 1 | 2 AS d, 2 + 3 & 6 AS e, 12 >> 1 >> 1 << 3 AS f, 5 & NULL AS g, -123 >> 31 AS h, -123 >> 32 AS j, 'a' || 'b' || 'c' AS k;
+SELECT TYPEOF(k2 & 1) AS a, TYPEOF(k & 1) AS b, TYPEOF(BIT_COUNT(k2)) AS c, TYPEOF(~k2) AS d, TYPEOF(1 | 2) AS e FROM t4 WHERE id = 1;
+SELECT k2 << 28 AS a FROM t4;
+SELECT 1 << 40 AS a;
+SELECT i & 1.5 AS a FROM t4;
 SELECT ISNAN('NaN'::DOUBLE) AS a, ISINF(-'inf'::DOUBLE) AS b, ISFINITE('inf'::DOUBLE) AS c, EVEN(-2.5) AS e, EVEN(0) AS e0, GCD(-12, 18) AS g, LCM(-4, 6) AS l, GCD(0, 0) AS g0, LCM(0, 5) AS l0;
 SELECT LCM(9223372036854775807, 2) AS a;
 SELECT id, ISNAN(f) AS a, ISINF(f) AS b, ISFINITE(f) AS c, EVEN(f) AS e, GCD(k, 12) AS g, LCM(k + 1, 4) AS h FROM t4;

@@ -138,6 +138,8 @@ func (b *binder) expr(ec *exprCtx, e sqlparser.Expr) (vec.Expr, error) {
 			return a, nil
 		case sqlparser.BangStr:
 			return vec.NewNot(a)
+		case sqlparser.TildaStr:
+			return vec.NewCall("~", []vec.Expr{a})
 		}
 		return nil, unsupportedf("unary operator %q", strings.TrimSpace(x.Operator))
 	case *sqlparser.IntervalExpr:
@@ -328,8 +330,11 @@ func (b *binder) binary(ec *exprCtx, x *sqlparser.BinaryExpr) (vec.Expr, error) 
 	switch x.Operator {
 	case sqlparser.PlusStr, sqlparser.MinusStr, sqlparser.MultStr, sqlparser.DivStr, sqlparser.ModStr, sqlparser.IntDivStr:
 		return vec.NewArith(x.Operator, l, r)
-	case parse.ConcatOp, sqlparser.BitOrStr:
+	case parse.ConcatOp:
 		return concatStrict(l, r)
+	case sqlparser.BitOrStr, sqlparser.BitAndStr, sqlparser.ShiftLeftStr, sqlparser.ShiftRightStr:
+		// the front end passes || as ConcatOp, so | here is bitwise
+		return vec.NewCall(x.Operator, []vec.Expr{l, r})
 	case sqlparser.BitXorStr: // DuckDB/PostgreSQL: ^ is exponentiation
 		return vec.NewCall("POWER", []vec.Expr{l, r})
 	}

@@ -1,0 +1,53 @@
+package planner
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/paimon-flightsql/paimon-flightsql/internal/testutil"
+)
+
+// TestBitwise checks the bitwise operators against DuckDB 1.5's answers
+// (values and operator precedence: ||, |, &, <<, >> share one
+// left-associative level, ~ takes everything that binds tighter).
+func TestBitwise(t *testing.T) {
+	e, _ := newTestEngine(t, testutil.CheckedAllocator(t))
+	for _, c := range []struct{ sql, want string }{
+		{`SELECT 1 | 2 & 3, 6 & 3 << 1, 1 << 2 | 1, ~1 + 1, ~ 1 | 2, - 1 & 3, 2 + 3 & 6, 6 & 3 + 2`, "3|4|5|-3|-2|3|4|4"},
+		{`SELECT 12 >> 1 >> 1 << 3, 1 | 2 = 3, 3 = 1 | 2, (2 | 4) = 6, 2 * 3 ^ 2, -2 ^ 2, 2 ^ 3 ^ 2`, "24|true|true|true|18|4|64"},
+		{`SELECT 'a' || 'b' || 'c', xor(5, 3), bit_count(-1), bit_count(CAST(-1 AS BIGINT)), bit_count(CAST(-1 AS TINYINT)), ~0, ~CAST(5 AS BIGINT)`, "abc|6|32|64|8|-1|-6"},
+		{`SELECT 8 >> 64, 8 >> -1, -8 >> 1, -8 >> 100, 0 << 100, 123 >> 31, -123 >> 31, -123 >> 32, CAST(-7 AS TINYINT) >> 7`, "0|0|-4|0|0|0|-1|0|-1"},
+		{`SELECT CAST(1 AS BIGINT) << 62, CAST(63 AS TINYINT) << 1, 5 & NULL, NULL << 2, '3' & 1`, "4611686018427387904|126|NULL|NULL|1"},
+		{`SELECT typeof(1 | 2), typeof(CAST(1 AS TINYINT) & 3), typeof(CAST(1 AS TINYINT) & 300), typeof(5000000000 & 1), typeof(bit_count(5)), typeof(qty << 1), typeof(~qty) FROM orders WHERE id = 1`,
+			"INTEGER|TINYINT|INTEGER|BIGINT|TINYINT|INTEGER|INTEGER"},
+		{`SELECT id, qty & 6, qty | 1, qty << 2, qty >> 1, ~qty, xor(qty, id), bit_count(qty), (qty - 11) >> 40 FROM orders ORDER BY id`,
+			"1|2|11|40|5|-11|11|2|0\n2|4|21|80|10|-21|22|2|0\n3|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL\n4|4|5|20|2|-6|1|2|0\n" +
+				"5|0|9|32|4|-9|13|1|0\n6|0|1|4|0|-2|7|1|0\n7|6|31|120|15|-31|25|4|0\n8|4|13|48|6|-13|4|2|0"},
+		{`SELECT typeof((qty - 11) >> 40), bit_count(qty - 11), typeof(xor(qty, id)) FROM orders WHERE id = 1`, "INTEGER|32|BIGINT"},
+	} {
+		got := strings.Join(runQuery(t, e, c.sql), "\n")
+		if got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.sql, got, c.want)
+		}
+	}
+	for _, c := range []struct{ sql, want string }{
+		{`SELECT 1 << 31`, "overflow in left shift (1 << 31)"},
+		{`SELECT 1 << 40`, "left-shift value 40 is out of range"},
+		{`SELECT CAST(1 AS BIGINT) << 63`, "overflow in left shift"},
+		{`SELECT -1 << 1`, "cannot left-shift negative number -1"},
+		{`SELECT 1 << -1`, "cannot left-shift by negative number -1"},
+		{`SELECT 1 << CAST(31 AS TINYINT)`, "left-shift value 31 is out of range"},
+		{`SELECT 1.5 & 1`, "integer"},
+		{`SELECT CAST(1.5 AS DOUBLE) | 1`, "integer"},
+		{`SELECT 3 & true`, "integer"},
+		{`SELECT bit_count(3.5)`, "integer"},
+		{`SELECT ~~5`, "~~"},
+		{`SELECT paimon_bit_or FROM orders`, "reserved"},
+		{`SELECT 'a' || 'b' & 'c'`, "integer"},
+	} {
+		_, err := tryQuery(t, e, c.sql)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err %v, want %q", c.sql, err, c.want)
+		}
+	}
+}
