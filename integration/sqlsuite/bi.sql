@@ -52,8 +52,11 @@ SELECT COUNT(*) FILTER (WHERE i > 0) AS p, SUM(CASE WHEN flag THEN 1 ELSE 0 END)
 SELECT k2, SUM(d) AS s, 100.0 * SUM(d) / SUM(SUM(d)) OVER () AS pct FROM t1 GROUP BY k2;
 SELECT k2, COUNT(*) AS c, ROUND(AVG(f), 2) AS a, MIN(s) AS mn, MAX(s) AS mx FROM t1 GROUP BY k2 ORDER BY c DESC, k2 NULLS LAST LIMIT 5;
 SELECT id, ASCII(s) AS a, LENGTH(s) - LENGTH(REPLACE(s, 'a', '')) AS cnt, LOWER(s) LIKE '%a%' AS l, s ILIKE '%B%' AS il FROM t4;
--- known: FORMAT and PRINTF are not implemented
 SELECT id, FORMAT('{}-{}', s, i) AS a, PRINTF('%05d', i) AS b FROM t4;
+SELECT id, FORMAT('{:>6}|{:<4}|{:.2f}|{:^7}', s, k2, f, i) AS a, PRINTF('%-6s|%3d|%8.3f|%x|%+d', s, k2, d, b, i) AS b, FORMAT('{} {}', dt, ts) AS c, FORMAT('{}', f) AS e, FORMAT('{}', d) AS g, PRINTF('%s=%.1e', s, f) AS h FROM t4;
+SELECT FORMAT('{1}{0}{{x}}', 'a', 'b') AS a, PRINTF('%%%s%c', 'z', 66) AS b, FORMAT('{:08.3f}', -2.5) AS c, FORMAT('{:x}', -255) AS d, FORMAT(NULL, 1) AS e, PRINTF('%s', NULL) AS g;
+SELECT FORMAT('{:s}', 5) AS a;
+SELECT PRINTF('%d', 1.5) AS a;
 SELECT id, TO_CHAR(dt, 'YYYY-MM-DD') AS a FROM t4;
 SELECT id, CAST(i AS TEXT) AS a, CAST(f AS REAL) AS b, CAST(d AS NUMERIC(10,1)) AS c, i::VARCHAR AS e, CAST(i AS FLOAT) AS g, CAST(b AS INT8) AS h FROM t4;
 SELECT id, CURRENT_TIMESTAMP >= ts AS a, NOW() > TIMESTAMP '2020-01-01 00:00:00' AS b, TODAY() >= dt AS c FROM t4;
