@@ -51,3 +51,13 @@ func TestBitwise(t *testing.T) {
 		}
 	}
 }
+
+// TestTypeofDuckDB checks TYPEOF's names against DuckDB 1.5's.
+func TestTypeofDuckDB(t *testing.T) {
+	e, _ := newTestEngine(t, testutil.CheckedAllocator(t))
+	got := strings.Join(runQuery(t, e, `SELECT typeof(1), typeof(-1), typeof(5000000000), typeof(qty + 1), typeof(qty * qty), typeof(id + qty), typeof(CAST(1 AS BIGINT)), typeof(CAST(1 AS TINYINT) + 1), typeof(1 + 1), typeof(qty / 2), typeof(1.5), typeof(price), typeof(amount), typeof(name), typeof(dt), typeof(ts), typeof(qty % 3), typeof(CAST(qty AS BIGINT)) FROM orders WHERE id = 1`), "\n")
+	want := "INTEGER|INTEGER|BIGINT|INTEGER|INTEGER|BIGINT|BIGINT|TINYINT|INTEGER|DOUBLE|DECIMAL(2,1)|DOUBLE|DECIMAL(10,2)|VARCHAR|DATE|TIMESTAMP|INTEGER|BIGINT"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

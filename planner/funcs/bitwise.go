@@ -5,7 +5,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/arrow/scalar"
 
 	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
 )
@@ -65,107 +64,10 @@ func shiftLeft(a, s int64, w int) (int64, error) {
 	return a << s, nil
 }
 
-// intOperand is the DuckDB type of an integer operand; lit marks an
-// integer literal (which adapts to the other operand), v its value.
-type intOperand struct {
-	t   arrow.DataType
-	lit bool
-	v   int64
-}
-
-func intRank(t arrow.DataType) int {
-	switch t.ID() {
-	case arrow.INT8:
-		return 1
-	case arrow.INT16:
-		return 2
-	case arrow.INT32:
-		return 3
-	case arrow.INT64:
-		return 4
-	}
-	return 0
-}
-
-func fitsInt(v int64, t arrow.DataType) bool {
-	w := uint(8 * intWidth(t))
-	return w == 64 || v >= -(int64(1)<<(w-1)) && v < int64(1)<<(w-1)
-}
-
-func intWidth(t arrow.DataType) int {
-	switch t.ID() {
-	case arrow.INT8:
-		return 1
-	case arrow.INT16:
-		return 2
-	case arrow.INT32:
-		return 4
-	}
-	return 8
-}
-
-// duckInt returns the DuckDB type of e (ok false: not a signed integer).
-func duckInt(e vec.Expr) (intOperand, bool) {
-	switch x := e.(type) {
-	case *vec.Literal:
-		if s, ok := x.Value.(*scalar.Int64); ok && s.IsValid() {
-			t := arrow.DataType(tInt64)
-			if fitsInt(s.Value, tInt32) {
-				t = tInt32
-			}
-			return intOperand{t: t, lit: true, v: s.Value}, true
-		}
-	case *vec.Cast:
-		if x.Implicit && intRank(x.To) == 4 {
-			if in, ok := duckInt(x.E); ok {
-				return in, true
-			}
-		}
-	case *vec.Neg:
-		if in, ok := duckInt(x.E); ok {
-			if in.lit {
-				in.v = -in.v
-			}
-			return in, true
-		}
-	case *vec.Arith:
-		switch x.Op {
-		case "+", "-", "*", "%", "div":
-			l, lok := duckInt(x.L)
-			r, rok := duckInt(x.R)
-			if lok && rok && intRank(x.T) == 4 {
-				c := combineInt(l, r)
-				c.lit = false
-				return c, true
-			}
-		}
-	}
-	t := e.Type()
-	if intRank(t) == 0 {
-		return intOperand{}, false
-	}
-	return intOperand{t: t}, true
-}
-
-// combineInt is the common DuckDB type of two integer operands.
-func combineInt(l, r intOperand) intOperand {
-	switch {
-	case l.lit && !r.lit && fitsInt(l.v, r.t):
-		return intOperand{t: r.t}
-	case r.lit && !l.lit && fitsInt(r.v, l.t):
-		return intOperand{t: l.t}
-	}
-	t := l.t
-	if intRank(r.t) > intRank(t) {
-		t = r.t
-	}
-	return intOperand{t: t}
-}
-
 // bitwiseType types the operands of a bitwise operator: the DuckDB type
 // they share (NULL and string literals take the other's type).
 func bitwiseType(name string, args []vec.Expr) (arrow.DataType, error) {
-	var ops []intOperand
+	var ops []vec.IntOperand
 	for i, a := range args {
 		t := a.Type()
 		if isNullT(t) {
@@ -174,7 +76,7 @@ func bitwiseType(name string, args []vec.Expr) (arrow.DataType, error) {
 		if _, lit := vec.IsConst(a); lit && isStrT(t) {
 			continue
 		}
-		in, ok := duckInt(a)
+		in, ok := vec.DuckInt(a)
 		if !ok {
 			if vec.IsInteger(t) {
 				return nil, unsupportedf("%s on unsigned integers (%s) is not supported", name, vec.TypeName(t))
@@ -188,9 +90,9 @@ func bitwiseType(name string, args []vec.Expr) (arrow.DataType, error) {
 	}
 	c := ops[0]
 	for _, o := range ops[1:] {
-		c = combineInt(c, o)
+		c = vec.CombineInt(c, o)
 	}
-	return c.t, nil
+	return c.T, nil
 }
 
 func bindBitwise2(f func(a, b int64, width int) (int64, error)) func(string, []vec.Expr) (*vec.BoundFunc, error) {
@@ -262,7 +164,7 @@ func bindBitCount(name string, args []vec.Expr) (*vec.BoundFunc, error) {
 func narrowArgs(args []vec.Expr, t arrow.DataType) error {
 	for i, a := range args {
 		at := a.Type()
-		if intRank(at) > intRank(t) {
+		if vec.IntRank(at) > vec.IntRank(t) {
 			if _, lit := vec.IsConst(a); lit {
 				continue // a literal converts through ArgTypes
 			}
@@ -327,3 +229,6 @@ func fillInts[T int8 | int16 | int32 | int64](c *vec.Ctx, t arrow.DataType, n in
 	}
 	return out.finish(t, n, valid), nil
 }
+
+// intWidth is the byte width of a signed integer type.
+func intWidth(t arrow.DataType) int { return 1 << (vec.IntRank(t) - 1) }

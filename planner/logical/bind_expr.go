@@ -594,14 +594,19 @@ func (b *binder) funcExpr(ec *exprCtx, x *sqlparser.FuncExpr) (vec.Expr, error) 
 		}
 		return c, err
 	case "typeof":
-		// DuckDB's TYPEOF: the argument's type name (of our type: integer
-		// literals are BIGINT here, INTEGER in DuckDB).
+		// DuckDB's TYPEOF: the argument's type name; an integer expression
+		// is named by the type DuckDB gives it (literals are INTEGER there,
+		// and INTEGER + INTEGER stays INTEGER), which this engine computes
+		// as BIGINT.
 		args, err := b.args(ec, x)
 		if err != nil {
 			return nil, err
 		}
 		if len(args) != 1 {
 			return nil, invalidf("TYPEOF takes one argument")
+		}
+		if in, ok := vec.DuckInt(args[0]); ok {
+			return vec.StringLiteral(vec.TypeName(in.T)), nil
 		}
 		return vec.StringLiteral(vec.TypeName(args[0].Type())), nil
 	case "grouping":
