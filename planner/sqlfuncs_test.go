@@ -61,3 +61,33 @@ func TestTypeofDuckDB(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// TestIntervalScale checks INTERVAL × DOUBLE and INTERVAL ÷ number
+// against DuckDB 1.5's answers (months, days, microseconds).
+func TestIntervalScale(t *testing.T) {
+	e, _ := newTestEngine(t, testutil.CheckedAllocator(t))
+	for _, c := range []struct{ sql, want string }{
+		{`SELECT INTERVAL '3 months 5 days 00:00:00.000007' / 2, INTERVAL '-7 days -1 hour' / 3, INTERVAL '1 year' / -5, INTERVAL '1 microsecond' / 2`,
+			`{"months":1,"days":17,"nanoseconds":43200000004000}|{"months":0,"days":-2,"nanoseconds":-30000000000000}|{"months":-2,"days":-12,"nanoseconds":0}|{"months":0,"days":0,"nanoseconds":0}`},
+		{`SELECT INTERVAL '1 day' * 1.5, INTERVAL '15 minutes' * CAST(2.0 AS DOUBLE), INTERVAL '1 month' * 0.5, 1.5 * INTERVAL '1 day', INTERVAL '1 month' / 2.5, INTERVAL '1 month 1 day' * 1.1`,
+			`{"months":0,"days":1,"nanoseconds":43200000000000}|{"months":0,"days":0,"nanoseconds":1800000000000}|{"months":0,"days":15,"nanoseconds":0}|{"months":0,"days":1,"nanoseconds":43200000000000}|{"months":0,"days":12,"nanoseconds":0}|{"months":1,"days":4,"nanoseconds":8640000000000}`},
+		{`SELECT INTERVAL '1 day' / 0, INTERVAL '1 day' / 0.0, INTERVAL '3 microseconds' / 2, INTERVAL '-3 microseconds' / 2, INTERVAL '5 microseconds' * 0.5, INTERVAL '1 microsecond' * 1.5`,
+			`NULL|NULL|{"months":0,"days":0,"nanoseconds":2000}|{"months":0,"days":0,"nanoseconds":-2000}|{"months":0,"days":0,"nanoseconds":2000}|{"months":0,"days":0,"nanoseconds":2000}`},
+		{`SELECT INTERVAL '2 months' / 7, INTERVAL '1 month' / 7, INTERVAL '1 month' * CAST(0.1234567891 AS DOUBLE), INTERVAL '1 day' / 7, INTERVAL '1 month' / 9, INTERVAL '11 months' / 13`,
+			`{"months":0,"days":8,"nanoseconds":49371465600000}|{"months":0,"days":4,"nanoseconds":24685689600000}|{"months":0,"days":3,"nanoseconds":60800025600000}|{"months":0,"days":0,"nanoseconds":12342857143000}|{"months":0,"days":3,"nanoseconds":28799971200000}|{"months":0,"days":25,"nanoseconds":33230736000000}`},
+	} {
+		got := strings.Join(runQuery(t, e, c.sql), "\n")
+		if got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.sql, got, c.want)
+		}
+	}
+	for _, c := range []struct{ sql, want string }{
+		{`SELECT INTERVAL '1 month' * CAST('nan' AS DOUBLE)`, "out of range"},
+		{`SELECT INTERVAL '1 month' * 1e10`, "out of range"},
+	} {
+		_, err := tryQuery(t, e, c.sql)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err %v, want %q", c.sql, err, c.want)
+		}
+	}
+}
