@@ -91,3 +91,30 @@ func TestIntervalScale(t *testing.T) {
 		}
 	}
 }
+
+// TestTimestampZoneText checks timestamp strings with a zone as DuckDB
+// 1.5 (session zone UTC) reads them: TIMESTAMPTZ applies the offset,
+// TIMESTAMP keeps the wall time.
+func TestTimestampZoneText(t *testing.T) {
+	e, _ := newTestEngine(t, testutil.CheckedAllocator(t))
+	for _, c := range []struct{ sql, want string }{
+		{`SELECT CAST('2024-03-05 10:11:12+02' AS TIMESTAMPTZ) = TIMESTAMP '2024-03-05 08:11:12', CAST('2024-03-05 10:11:12Z' AS TIMESTAMPTZ) = TIMESTAMP '2024-03-05 10:11:12', CAST('2024-03-05 10:11:12.5-03:30' AS TIMESTAMPTZ) = TIMESTAMP '2024-03-05 13:41:12.5'`, "true|true|true"},
+		{`SELECT CAST('2024-03-05T10:11:12+0530' AS TIMESTAMPTZ) = TIMESTAMP '2024-03-05 04:41:12', CAST('2024-03-05 10:11:12+02:00:30' AS TIMESTAMPTZ) = TIMESTAMP '2024-03-05 08:10:42', CAST('2024-03-05 01:00:00+02' AS TIMESTAMPTZ) = TIMESTAMP '2024-03-04 23:00:00'`, "true|true|true"},
+		{`SELECT CAST('2024-03-05 10:11:12+02' AS TIMESTAMP) = TIMESTAMP '2024-03-05 10:11:12', CAST('2024-03-05 10:11:12 UTC' AS TIMESTAMPTZ) = TIMESTAMP '2024-03-05 10:11:12', CAST('2024-03-05 10:11:12+02' AS TIMESTAMPTZ) < CAST('2024-03-05 09:11:12+00' AS TIMESTAMPTZ)`, "true|true|true"},
+	} {
+		got := strings.Join(runQuery(t, e, c.sql), "\n")
+		if got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.sql, got, c.want)
+		}
+	}
+	for _, sql := range []string{
+		`SELECT CAST('2024-03-05 10:11:12+2' AS TIMESTAMPTZ)`,
+		`SELECT CAST('2024-03-05 10:11:12 +02:00' AS TIMESTAMPTZ)`,
+		`SELECT CAST('2024-03-05 10:11:12 Europe/Berlin' AS TIMESTAMPTZ)`,
+		`SELECT CAST('2024-03-05 10:11:12+02:60' AS TIMESTAMPTZ)`,
+	} {
+		if _, err := tryQuery(t, e, sql); err == nil || !strings.Contains(err.Error(), "invalid TIMESTAMP") {
+			t.Errorf("%s: err %v, want invalid TIMESTAMP", sql, err)
+		}
+	}
+}
