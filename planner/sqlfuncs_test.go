@@ -118,3 +118,20 @@ func TestTimestampZoneText(t *testing.T) {
 		}
 	}
 }
+
+// TestListCompare checks list comparisons against DuckDB 1.5's answers.
+func TestListCompare(t *testing.T) {
+	e, _ := newTestEngine(t, testutil.CheckedAllocator(t))
+	for _, c := range []struct{ sql, want string }{
+		{`SELECT [1,2] = [1,2], [1,2] < [1,3], [1,2] < [1,2,0], [2] > [1,5], [1,NULL] = [1,NULL], [1,NULL] < [1,2], [1,2] < [1,NULL], [1, 2] <> [1]`,
+			"true|true|true|true|true|false|true|true"},
+		{`SELECT ['a','b'] < ['b'], [1,2] = NULL, ([1,2]) IS DISTINCT FROM ([1,2]), [CAST(1.5 AS DOUBLE), CAST('nan' AS DOUBLE)] = [CAST(1.5 AS DOUBLE), CAST('nan' AS DOUBLE)], [[1,2],[3]] < [[1,2],[4]]`,
+			"true|NULL|false|true|true"},
+		{`SELECT id FROM orders WHERE [qty, id] > [10, 1] ORDER BY id`, "2\n3\n7\n8"},
+	} {
+		got := strings.Join(runQuery(t, e, c.sql), "\n")
+		if got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.sql, got, c.want)
+		}
+	}
+}

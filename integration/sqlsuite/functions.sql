@@ -280,9 +280,11 @@ SELECT k2, ARRAY_AGG(id ORDER BY id)[2:3] AS a, LIST(s ORDER BY id)[:2] AS b, LI
 SELECT id, STRING_SPLIT(s, 'b') AS a, STR_SPLIT(s, '') AS b, STRING_SPLIT(s, NULL) AS c, STRING_TO_ARRAY(s, ' ')[1] AS d, LEN(STRING_SPLIT(s, 'a')) AS n FROM t4;
 SELECT id, ARRAY_TO_STRING([s, 'x', s], '-') AS a, ARRAY_TO_STRING([i, k2], ',') AS b, ARRAY_TO_STRING([d, f], '|') AS c, ARRAY_TO_STRING([dt, NULL], ';') AS e FROM t4 WHERE id < 40;
 SELECT k2, LIST_SORT(LIST(i)) AS a, ARRAY_SORT(LIST(s), 'DESC') AS b, LIST_REVERSE_SORT(LIST(d)) AS c, LIST_SORT(LIST(f), 'ASC', 'NULLS FIRST') AS e, ARRAY_TO_STRING(LIST_SORT(LIST(s)), ',') AS g FROM t4 GROUP BY k2;
--- known: lists do not compare (=, <), sort or group
 SELECT [1, 2] = [1, 2] AS x;
--- known: lists do not compare (=, <), sort or group
+SELECT [1, 2] < [1, 3] AS a, [1, 2] < [1, 2, 0] AS b, [2] > [1, 5] AS c, [1, NULL] = [1, NULL] AS d, [1, NULL] < [1, 2] AS e, ['a', 'b'] < ['b'] AS f, [[1, 2], [3]] < [[1, 2], [4]] AS g, [1, 2] <> [1] AS h;
+SELECT id, [i, k2] < [0, 10] AS a, [i, k2] = [k2, i] AS b, [s, 'x'] >= ['b', NULL] AS c, [dt] > [DATE '2024-02-01'] AS e, [f, f] <= [0.0::DOUBLE, 1.0::DOUBLE] AS g FROM t4;
+SELECT id FROM t4 WHERE [k2, i] > [20, 0];
+-- known: lists do not sort or group (ORDER BY / GROUP BY / DISTINCT on a list)
 SELECT id FROM t4 ORDER BY [id] LIMIT 3;
 -- known: lists of different element types do not unify ([[1], [INTEGER]])
 SELECT [[1, 2], [i]] AS l FROM t4 WHERE id < 3;
