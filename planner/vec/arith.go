@@ -12,17 +12,17 @@ import (
 type arithKind uint8
 
 const (
-	akInt      arithKind = iota + 1 // BIGINT op BIGINT → BIGINT, checked
-	akFloat                         // DOUBLE op DOUBLE → DOUBLE
-	akDec                           // DECIMAL op DECIMAL → DECIMAL, exact
-	akDateInt                       // DATE ± BIGINT days → DATE
-	akDateDiff                      // DATE − DATE → BIGINT days
-	akDateIval                      // DATE ± INTERVAL (no sub-day part) → DATE
-	akTsIval                        // TIMESTAMP ± INTERVAL → TIMESTAMP
-	akTsDiff                        // TIMESTAMP − TIMESTAMP → INTERVAL
-	akIvalInt                       // INTERVAL × BIGINT → INTERVAL
-	akIvalIval                      // INTERVAL ± INTERVAL → INTERVAL
-	akIvalFloat                     // INTERVAL × DOUBLE, INTERVAL ÷ number → INTERVAL (arith_ivalf.go)
+	akInt       arithKind = iota + 1 // BIGINT op BIGINT → BIGINT, checked
+	akFloat                          // DOUBLE op DOUBLE → DOUBLE
+	akDec                            // DECIMAL op DECIMAL → DECIMAL, exact
+	akDateInt                        // DATE ± BIGINT days → DATE
+	akDateDiff                       // DATE − DATE → BIGINT days
+	akDateIval                       // DATE ± INTERVAL (no sub-day part) → DATE
+	akTsIval                         // TIMESTAMP ± INTERVAL → TIMESTAMP
+	akTsDiff                         // TIMESTAMP − TIMESTAMP → INTERVAL
+	akIvalInt                        // INTERVAL × BIGINT → INTERVAL
+	akIvalIval                       // INTERVAL ± INTERVAL → INTERVAL
+	akIvalFloat                      // INTERVAL × DOUBLE, INTERVAL ÷ number → INTERVAL (arith_ivalf.go)
 )
 
 // Arith is a binary arithmetic operator: + - * / % and div (integer
