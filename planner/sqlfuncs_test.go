@@ -128,6 +128,7 @@ func TestListCompare(t *testing.T) {
 		{`SELECT ['a','b'] < ['b'], [1,2] = NULL, ([1,2]) IS DISTINCT FROM ([1,2]), [CAST(1.5 AS DOUBLE), CAST('nan' AS DOUBLE)] = [CAST(1.5 AS DOUBLE), CAST('nan' AS DOUBLE)], [[1,2],[3]] < [[1,2],[4]]`,
 			"true|NULL|false|true|true"},
 		{`SELECT id FROM orders WHERE [qty, id] > [10, 1] ORDER BY id`, "2\n3\n7\n8"},
+		{`SELECT [NULL] = [1], [NULL] > [1], [1, 2] IN ([1, 2], [3]), [[1, 2], [3]] < [NULL], [qty] = [NULL, 1] FROM orders WHERE id = 1`, "false|true|true|true|false"},
 	} {
 		got := strings.Join(runQuery(t, e, c.sql), "\n")
 		if got != c.want {

@@ -122,7 +122,9 @@ func cmpRange(a arrow.Array, as, ae int, b arrow.Array, bs, be int) int {
 // cmpElem compares element i of a with element j of b (NULLs last and
 // equal to each other).
 func cmpElem(a arrow.Array, i int, b arrow.Array, j int) int {
-	an, bn := a.IsNull(i), b.IsNull(j)
+	// an array of type NULL has no validity bitmap: every element is NULL
+	an := a.DataType().ID() == arrow.NULL || a.IsNull(i)
+	bn := b.DataType().ID() == arrow.NULL || b.IsNull(j)
 	switch {
 	case an && bn:
 		return 0
