@@ -65,6 +65,8 @@ func TestFormatPrintf(t *testing.T) {
 		{`SELECT printf('%f', 2)`, `invalid type specifier "f"`},
 		{`SELECT printf('%s %s', 'a')`, "argument index 1 is out of range"},
 		{`SELECT printf('%-05d', 42)`, "not supported"},
+		{`SELECT printf('%99999999d', 1)`, "width at most 65536"},
+		{`SELECT format('{:99999999d}', 1)`, "not supported"},
 		{`SELECT printf('%n', 1)`, `conversion "%n" is not supported`},
 		{`SELECT printf('%*d', 1, 2)`, "not supported"},
 		{`SELECT format('{}', [1, 2])`, "not supported"},

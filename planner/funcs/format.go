@@ -352,8 +352,8 @@ func parsePrintf(s string) ([]fmtPiece, error) {
 		if strings.IndexByte("diuxXocfFeEgGs", conv) < 0 {
 			return nil, unsupportedf("PRINTF: conversion %q is not supported", s[i:j+1])
 		}
-		if len(spec) > 12 {
-			return nil, unsupportedf("PRINTF: conversion %q is not supported", s[i:j+1])
+		if w, p := printfNumbers(spec); len(spec) > 12 || w > 1<<16 || p > 1<<10 {
+			return nil, unsupportedf("PRINTF: conversion %q is not supported (width at most 65536, precision at most 1024)", s[i:j+1])
 		}
 		if lit.Len() > 0 {
 			out = append(out, fmtPiece{lit: lit.String(), arg: -1})
@@ -499,6 +499,16 @@ func (p fmtPiece) formatFloat(f float64) string {
 		prec = 6
 	}
 	return p.pad(fmt.Sprintf(p.zeroConv()+"."+strconv.Itoa(prec)+string(p.typ), f), '>')
+}
+
+// printfNumbers returns the width and precision of a PRINTF spec (flags,
+// digits, .digits), 0 when absent.
+func printfNumbers(spec string) (w, p int) {
+	spec = strings.TrimLeft(spec, "-+ 0#")
+	ws, ps, _ := strings.Cut(spec, ".")
+	w, _ = strconv.Atoi(ws)
+	p, _ = strconv.Atoi(ps)
+	return w, p
 }
 
 // printfWidth keeps the '-' flag and the width of a PRINTF conversion.
