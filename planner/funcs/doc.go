@@ -1,7 +1,7 @@
 // Package funcs is the scalar function library of the vectorized engine: it
 // registers, in init functions, the SQL functions that vec.NewCall resolves
-// (strings, regular expressions, numbers, conditionals, dates and times,
-// lists),
+// (strings, FORMAT/PRINTF, regular expressions, numbers, bitwise
+// operators, conditionals, dates and times, lists),
 // with DuckDB's semantics (names, result types, NULL rules, edge cases).
 // Importing the package for its side effect is enough:
 //

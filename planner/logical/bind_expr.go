@@ -138,6 +138,8 @@ func (b *binder) expr(ec *exprCtx, e sqlparser.Expr) (vec.Expr, error) {
 			return a, nil
 		case sqlparser.BangStr:
 			return vec.NewNot(a)
+		case sqlparser.TildaStr:
+			return vec.NewCall("~", []vec.Expr{a})
 		}
 		return nil, unsupportedf("unary operator %q", strings.TrimSpace(x.Operator))
 	case *sqlparser.IntervalExpr:
@@ -328,8 +330,11 @@ func (b *binder) binary(ec *exprCtx, x *sqlparser.BinaryExpr) (vec.Expr, error) 
 	switch x.Operator {
 	case sqlparser.PlusStr, sqlparser.MinusStr, sqlparser.MultStr, sqlparser.DivStr, sqlparser.ModStr, sqlparser.IntDivStr:
 		return vec.NewArith(x.Operator, l, r)
-	case parse.ConcatOp, sqlparser.BitOrStr:
+	case parse.ConcatOp:
 		return concatStrict(l, r)
+	case sqlparser.BitOrStr, sqlparser.BitAndStr, sqlparser.ShiftLeftStr, sqlparser.ShiftRightStr:
+		// the front end passes || as ConcatOp, so | here is bitwise
+		return vec.NewCall(x.Operator, []vec.Expr{l, r})
 	case sqlparser.BitXorStr: // DuckDB/PostgreSQL: ^ is exponentiation
 		return vec.NewCall("POWER", []vec.Expr{l, r})
 	}
@@ -589,14 +594,19 @@ func (b *binder) funcExpr(ec *exprCtx, x *sqlparser.FuncExpr) (vec.Expr, error) 
 		}
 		return c, err
 	case "typeof":
-		// DuckDB's TYPEOF: the argument's type name (of our type: integer
-		// literals are BIGINT here, INTEGER in DuckDB).
+		// DuckDB's TYPEOF: the argument's type name; an integer expression
+		// is named by the type DuckDB gives it (literals are INTEGER there,
+		// and INTEGER + INTEGER stays INTEGER), which this engine computes
+		// as BIGINT.
 		args, err := b.args(ec, x)
 		if err != nil {
 			return nil, err
 		}
 		if len(args) != 1 {
 			return nil, invalidf("TYPEOF takes one argument")
+		}
+		if in, ok := vec.DuckInt(args[0]); ok {
+			return vec.StringLiteral(vec.TypeName(in.T)), nil
 		}
 		return vec.StringLiteral(vec.TypeName(args[0].Type())), nil
 	case "grouping":

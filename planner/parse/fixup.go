@@ -14,11 +14,17 @@ import (
 // sees: || operators, FULL JOINs, NULLS FIRST/LAST, aliases with column
 // lists or hints.
 func (p *parser) fixup(root sqlparser.SQLNode) error {
+	if p.opsDone == nil {
+		p.opsDone = map[*sqlparser.BinaryExpr]bool{}
+	}
+	done := p.opsDone
 	return sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
 		switch x := n.(type) {
 		case *sqlparser.BinaryExpr:
-			if x.Operator == sqlparser.BitOrStr {
-				x.Operator = ConcatOp
+			if opLevel(x.Operator) && !done[x] {
+				if err := reassocOps(x, done); err != nil {
+					return false, err
+				}
 			}
 		case *sqlparser.JoinTableExpr:
 			switch {

@@ -24,6 +24,7 @@ func FuzzParse(f *testing.F) {
 		`SELECT a FROM t GROUP BY GROUPING SETS ((a), ())`, `SELECT 1 INTERSECT SELECT 2 EXCEPT SELECT 3`,
 		`SELECT DISTINCT ON (a) t.* EXCLUDE (b) REPLACE (c + 1 AS c), STRING_AGG(x, ',' ORDER BY y DESC NULLS FIRST) FILTER (WHERE z) FROM t QUALIFY ROW_NUMBER() OVER w = 1 WINDOW w AS (ORDER BY a)`,
 		`SELECT LISTAGG(x, ';') WITHIN GROUP (ORDER BY x), TRY_CAST(x AS INT), s NOT SIMILAR TO 'a.*', COUNT(DISTINCT (a, b)) FROM t`,
+		`SELECT ~a + b | c & d << 2 >> e || 'x', (a | b) & ~(c), f(x | y, ~z[1]) FROM t WHERE a | b = 3`,
 	} {
 		f.Add(s)
 	}

@@ -87,10 +87,11 @@ type parser struct {
 	chunkOf   []int32 // token → index of the first chunk emitted for it
 	st        *Statement
 	aliases   []aliasMark
-	lateral   bool                   // the next rwSubquery is a LATERAL derived table
-	windows   map[string]*WindowSpec // named windows of the SELECT being rewritten
-	inQuery   bool                   // false for SHOW/DELETE/...
-	fullUsing map[int]bool           // USING tokens of FULL JOINs
+	lateral   bool                           // the next rwSubquery is a LATERAL derived table
+	windows   map[string]*WindowSpec         // named windows of the SELECT being rewritten
+	inQuery   bool                           // false for SHOW/DELETE/...
+	fullUsing map[int]bool                   // USING tokens of FULL JOINs
+	opsDone   map[*sqlparser.BinaryExpr]bool // operator chains already rebuilt (bitwise.go)
 }
 
 // Parse normalises and parses one statement.

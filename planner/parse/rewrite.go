@@ -28,6 +28,8 @@ const (
 	// x op ANY|SOME (q) / x op ALL (q): x op paimon_any((q)).
 	MarkAny = "paimon_any"
 	MarkAll = "paimon_all"
+	// markBitOr is the operand between the two |s that carry a bitwise |.
+	markBitOr = "paimon_bit_or"
 )
 
 // reservedName reports names users may not write: they would be mistaken
@@ -35,7 +37,7 @@ const (
 func reservedName(n string) bool {
 	l := strings.ToLower(n)
 	switch l {
-	case markWindow, markFilter, markAggOrder, markQualify, markDistinctOn, markStarMod, markNullsFirst, markNullsLast, markFullJoin, MarkAny, MarkAll:
+	case markWindow, markFilter, markAggOrder, markQualify, markDistinctOn, markStarMod, markNullsFirst, markNullsLast, markFullJoin, MarkAny, MarkAll, markBitOr:
 		return true
 	}
 	return strings.HasPrefix(l, markSubquery) || strings.HasPrefix(l, markAlias)
@@ -274,7 +276,11 @@ func (p *parser) rwPunct(e *emitter, i, lo, hi int, clause rctx) (int, error) {
 	case "||":
 		e.add(t.pos, "|")
 	case "|":
-		return 0, p.errAt(catalog.ErrUnsupported, i, "bitwise | is not supported (|| is string concatenation)")
+		// || travels as sqlparser's |; a bitwise | carries a marker operand
+		// between two of them, which fixup folds back (bitwise.go).
+		e.add(t.pos, " | "+markBitOr+" | ")
+	case "~":
+		return p.rwBitNot(e, i, hi)
 	case "::":
 		return p.rwPGCast(e, i, lo, hi)
 	case "=", "<>", "!=", "<", ">", "<=", ">=":

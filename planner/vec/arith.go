@@ -12,16 +12,17 @@ import (
 type arithKind uint8
 
 const (
-	akInt      arithKind = iota + 1 // BIGINT op BIGINT → BIGINT, checked
-	akFloat                         // DOUBLE op DOUBLE → DOUBLE
-	akDec                           // DECIMAL op DECIMAL → DECIMAL, exact
-	akDateInt                       // DATE ± BIGINT days → DATE
-	akDateDiff                      // DATE − DATE → BIGINT days
-	akDateIval                      // DATE ± INTERVAL (no sub-day part) → DATE
-	akTsIval                        // TIMESTAMP ± INTERVAL → TIMESTAMP
-	akTsDiff                        // TIMESTAMP − TIMESTAMP → INTERVAL
-	akIvalInt                       // INTERVAL × BIGINT → INTERVAL
-	akIvalIval                      // INTERVAL ± INTERVAL → INTERVAL
+	akInt       arithKind = iota + 1 // BIGINT op BIGINT → BIGINT, checked
+	akFloat                          // DOUBLE op DOUBLE → DOUBLE
+	akDec                            // DECIMAL op DECIMAL → DECIMAL, exact
+	akDateInt                        // DATE ± BIGINT days → DATE
+	akDateDiff                       // DATE − DATE → BIGINT days
+	akDateIval                       // DATE ± INTERVAL (no sub-day part) → DATE
+	akTsIval                         // TIMESTAMP ± INTERVAL → TIMESTAMP
+	akTsDiff                         // TIMESTAMP − TIMESTAMP → INTERVAL
+	akIvalInt                        // INTERVAL × BIGINT → INTERVAL
+	akIvalIval                       // INTERVAL ± INTERVAL → INTERVAL
+	akIvalFloat                      // INTERVAL × DOUBLE, INTERVAL ÷ number → INTERVAL (arith_ivalf.go)
 )
 
 // Arith is a binary arithmetic operator: + - * / % and div (integer
@@ -157,7 +158,7 @@ func numericArith(op string, l, r Expr, mk func(arithKind, arrow.DataType, arrow
 
 func (a *Arith) Type() arrow.DataType { return a.T }
 func (a *Arith) Nullable() bool {
-	if a.Op == "%" || a.Op == "div" {
+	if a.Op == "%" || a.Op == "div" || a.kind == akIvalFloat && a.Op == "/" {
 		return true
 	}
 	return a.L.Nullable() || a.R.Nullable()

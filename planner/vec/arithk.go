@@ -75,6 +75,8 @@ func (a *Arith) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 		out, err = a.evalFloat(c.Mem, n, x, y, valid)
 	case akDec:
 		out, err = a.evalDec(c.Mem, n, x, y, valid)
+	case akIvalFloat:
+		out, err = a.evalIvalFloat(c.Mem, n, x, y, valid)
 	default:
 		out, err = a.evalTemporal(c.Mem, n, x, y, valid)
 	}

@@ -78,6 +78,14 @@ func temporalArith(op string, l, r Expr) (Expr, error) {
 			return build(akIvalInt, tIval, l, r, tIval, tInt64, false)
 		case IsInteger(lt) && isI(rt):
 			return build(akIvalInt, tIval, r, l, tIval, tInt64, true)
+		case isI(lt) && IsNumeric(rt):
+			return build(akIvalFloat, tIval, l, r, tIval, tFloat64, false)
+		case IsNumeric(lt) && isI(rt):
+			return build(akIvalFloat, tIval, r, l, tIval, tFloat64, true)
+		}
+	case "/":
+		if isI(lt) && IsNumeric(rt) {
+			return build(akIvalFloat, tIval, l, r, tIval, tFloat64, false)
 		}
 	}
 	return nil, nil

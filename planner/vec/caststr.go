@@ -301,7 +301,7 @@ func castFromString(mem memory.Allocator, a arrow.Array, to arrow.DataType) (arr
 			if a.IsNull(i) {
 				continue
 			}
-			v, err := parseTimestamp(str(i), tsUnit(to))
+			v, err := parseTimestamp(str(i), tsUnit(to), to.(*arrow.TimestampType).TimeZone != "")
 			if err != nil {
 				o.buf.Release()
 				return fail(err)

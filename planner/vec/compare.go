@@ -89,6 +89,9 @@ func NewCompare(op string, l, r Expr) (Expr, error) {
 		return nil, invalidf("unknown comparison operator %s", op)
 	}
 	l, r = untypedParam(l, r), untypedParam(r, l)
+	if listsComparable(l.Type(), r.Type()) {
+		return &Compare{Op: o, NullSafe: nullSafe, L: l, R: r}, nil
+	}
 	l, r, err := coercePair(l, r, "compare")
 	if err != nil {
 		return nil, err
@@ -96,6 +99,7 @@ func NewCompare(op string, l, r Expr) (Expr, error) {
 	switch t := l.Type(); {
 	case isNull(t), t.ID() == arrow.BOOL, IsNumeric(t), isStringLike(t), isBinaryLike(t),
 		t.ID() == arrow.DATE32, isTimestamp(t), isTime(t), t.ID() == arrow.INTERVAL_MONTH_DAY_NANO:
+	case listsComparable(t, r.Type()):
 	default:
 		return nil, unsupportedf("comparison of %s values (in %s %s %s)", TypeName(t), l, op, r)
 	}
@@ -230,6 +234,8 @@ func compareValues(op cmpOp, x, y operand, out []byte) error {
 	t := x.arr.DataType()
 	switch t.ID() {
 	case arrow.NULL: // every row is NULL
+	case arrow.LIST:
+		return listCmp(op, x, y, out)
 	case arrow.INT8:
 		ordCmp[int8](op, x, y, out)
 	case arrow.INT16:

@@ -177,9 +177,18 @@ func parseClock(s string) (int64, int, bool) {
 	return ((h*60+m)*60+sec)*1e9 + frac, fd, true
 }
 
-// parseTimestampText parses YYYY-MM-DD[( |T)HH:MM[:SS[.f]]][Z|+00[:00]| UTC]
-// into days and nanoseconds of day, and the count of fractional digits.
+// parseTimestampText parses YYYY-MM-DD[( |T)HH:MM[:SS[.f]]] with an
+// optional zone (Z, UTC, ±HH, ±HHMM, ±HH:MM, ±HH:MM:SS; see tzOffset)
+// into days and nanoseconds of day (wall time, the zone not applied), and
+// the count of fractional digits.
 func parseTimestampText(s string) (days, nod int64, fd int, ok bool) {
+	days, nod, fd, _, ok = parseTimestampZone(s)
+	return days, nod, fd, ok
+}
+
+// parseTimestampZone is parseTimestampText that also returns the zone's
+// offset from UTC in seconds (0 without a zone).
+func parseTimestampZone(s string) (days, nod int64, fd int, off int64, ok bool) {
 	s = strings.TrimSpace(s)
 	dpart, tpart := s, ""
 	if i := strings.IndexAny(s, " T"); i >= 0 {
@@ -187,19 +196,69 @@ func parseTimestampText(s string) (days, nod int64, fd int, ok bool) {
 	}
 	days, ok = parseDateText(dpart)
 	if !ok {
-		return 0, 0, 0, false
+		return 0, 0, 0, 0, false
 	}
 	if tpart == "" {
-		return days, 0, 0, true
+		return days, 0, 0, 0, true
 	}
-	for _, z := range []string{" UTC", "UTC", "Z", "+00:00", "+0000", "+00"} {
-		if strings.HasSuffix(tpart, z) {
-			tpart = strings.TrimSpace(strings.TrimSuffix(tpart, z))
-			break
-		}
+	tpart, off, ok = tzOffset(tpart)
+	if !ok {
+		return 0, 0, 0, 0, false
 	}
 	nod, fd, ok = parseClock(tpart)
-	return days, nod, fd, ok
+	return days, nod, fd, off, ok
+}
+
+// tzOffset cuts a zone off the clock text: Z, UTC (also after a space), or
+// a sign and HH, HHMM, HH:MM or HH:MM:SS right after the clock (DuckDB's
+// forms). It returns the clock and the offset east of UTC in seconds.
+func tzOffset(t string) (string, int64, bool) {
+	for _, z := range []string{" UTC", "UTC", "Z"} {
+		if strings.HasSuffix(t, z) {
+			return strings.TrimSpace(strings.TrimSuffix(t, z)), 0, true
+		}
+	}
+	i := strings.LastIndexAny(t, "+-")
+	if i < 0 {
+		return t, 0, true
+	}
+	clock, z := t[:i], t[i+1:]
+	if strings.HasSuffix(clock, " ") {
+		return t, 0, false
+	}
+	var h, m, sec string
+	switch {
+	case len(z) == 2:
+		h = z
+	case len(z) == 4 && digits(z):
+		h, m = z[:2], z[2:]
+	case len(z) == 5 && z[2] == ':':
+		h, m = z[:2], z[3:]
+	case len(z) == 8 && z[2] == ':' && z[5] == ':':
+		h, m, sec = z[:2], z[3:5], z[6:]
+	default:
+		return t, 0, false
+	}
+	if m == "" {
+		m = "00"
+	}
+	if sec == "" {
+		sec = "00"
+	}
+	if !digits(h) || !digits(m) || !digits(sec) {
+		return t, 0, false
+	}
+	hv, _ := strconv.ParseInt(h, 10, 64)
+	mv, _ := strconv.ParseInt(m, 10, 64)
+	sv, _ := strconv.ParseInt(sec, 10, 64)
+	if mv > 59 || sv > 59 {
+		return t, 0, false
+	}
+	off := (hv*60+mv)*60 + sv
+	if t[i] == '-' {
+		off = -off
+	}
+	return clock, off, true
 }
 
 // tsFromParts combines days and nanoseconds of day into a timestamp of unit
@@ -218,14 +277,28 @@ func tsFromParts(days, nod int64, u arrow.TimeUnit) (int64, bool) {
 	return r, true
 }
 
-func parseTimestamp(s string, u arrow.TimeUnit) (int64, error) {
-	days, nod, _, ok := parseTimestampText(s)
+// parseTimestamp parses a TIMESTAMP of unit u; with utc (a TIMESTAMP WITH
+// TIME ZONE target) a zone in the text is applied (the instant in UTC),
+// else it is ignored and the wall time kept, as DuckDB does.
+func parseTimestamp(s string, u arrow.TimeUnit, utc bool) (int64, error) {
+	days, nod, _, off, ok := parseTimestampZone(s)
+	if ok && utc {
+		nod -= off * 1e9
+		for nod < 0 {
+			nod += 86400e9
+			days--
+		}
+		for nod >= 86400e9 {
+			nod -= 86400e9
+			days++
+		}
+	}
 	if ok {
 		if v, ok2 := tsFromParts(days, nod, u); ok2 {
 			return v, nil
 		}
 	}
-	return 0, invalidf("invalid TIMESTAMP %q (want YYYY-MM-DD[ HH:MM:SS[.ffffff]])", s)
+	return 0, invalidf("invalid TIMESTAMP %q (want YYYY-MM-DD[ HH:MM:SS[.ffffff]][±HH[:MM[:SS]]|Z])", s)
 }
 
 func pad(v int64, w int) string {
