@@ -49,6 +49,8 @@ SELECT id, REGEXP_MATCHES(s, '^a.*') AS m, REGEXP_REPLACE(s, '[ab]', 'Z') AS r, 
 SELECT id, REGEXP_EXTRACT(s, '([a-c]+)', 1) AS x FROM t4;
 SELECT id, s SIMILAR TO 'a%' AS x FROM t4;
 SELECT id, MD5(s) AS m FROM t4;
+
+SELECT id, SHA1(s) AS h1, SHA256(s) AS h2 FROM t4;
 SELECT id, TRANSLATE(s, 'ab', 'xy') AS t FROM t4;
 SELECT id, OCTET_LENGTH(s) AS o, CHAR_LENGTH(s) AS c, BIT_LENGTH(s) AS b FROM t4;
 SELECT id, s = 'Ab' AS e, s < 'b' AS lt, UPPER(s) = 'AB' AS ue FROM t4;

@@ -37,6 +37,8 @@ func init() {
 	register("ASCII", nil, bindASCII)
 	register("CHR", nil, bindChr)
 	register("MD5", nil, bindMD5)
+	register("SHA1", nil, bindSHA1)
+	register("SHA256", nil, bindSHA256)
 }
 
 // lensOf returns a function giving row i's bytes for utf8 and binary arrays.

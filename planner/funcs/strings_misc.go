@@ -2,6 +2,8 @@ package funcs
 
 import (
 	"crypto/md5"
+	"crypto/sha1"
+	"crypto/sha256"
 	"encoding/hex"
 	"unicode"
 	"unicode/utf8"
@@ -76,6 +78,21 @@ func bindChr(name string, args []vec.Expr) (*vec.BoundFunc, error) {
 
 // MD5(s): lower-case hex digest.
 func bindMD5(name string, args []vec.Expr) (*vec.BoundFunc, error) {
+	return bindDigest(name, args, func(b []byte) []byte { s := md5.Sum(b); return s[:] })
+}
+
+// SHA1(s), SHA256(s): lower-case hex digests, as DuckDB.
+func bindSHA1(name string, args []vec.Expr) (*vec.BoundFunc, error) {
+	return bindDigest(name, args, func(b []byte) []byte { s := sha1.Sum(b); return s[:] })
+}
+
+func bindSHA256(name string, args []vec.Expr) (*vec.BoundFunc, error) {
+	return bindDigest(name, args, func(b []byte) []byte { s := sha256.Sum256(b); return s[:] })
+}
+
+// bindDigest binds a one-argument hash of a string or binary value to its
+// lower-case hex digest.
+func bindDigest(name string, args []vec.Expr, sum func([]byte) []byte) (*vec.BoundFunc, error) {
 	if err := arity(name, args, 1, 1); err != nil {
 		return nil, err
 	}
@@ -93,16 +110,16 @@ func bindMD5(name string, args []vec.Expr) (*vec.BoundFunc, error) {
 				return nil, err
 			}
 			v := validOf(args[0])
+			var hx []byte
 			out := newStrOut(c.Mem, n, 32*n)
-			var hx [32]byte
 			for i := range n {
 				if !v.ok(i) {
 					out.add(nil)
 					continue
 				}
-				sum := md5.Sum(get(i))
-				hex.Encode(hx[:], sum[:])
-				out.add(hx[:])
+				d := sum(get(i))
+				hx = hex.AppendEncode(hx[:0], d)
+				out.add(hx)
 			}
 			return out.finish(andValidity(c.Mem, n, args[0]))
 		}}, nil
