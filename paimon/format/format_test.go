@@ -26,6 +26,13 @@ import (
 // fields, as Paimon ≥ 1.0 does) with row groups of rgRows rows.
 func writeParquet(t testing.TB, fields []types.DataField, rec arrow.RecordBatch, rgRows int64) []byte {
 	t.Helper()
+	return writeParquetWith(t, fields, rec, parquet.WithMaxRowGroupLength(rgRows), parquet.WithCompression(compress.Codecs.Zstd))
+}
+
+// writeParquetWith writes rec (fields give names, ids and nullability) with
+// the writer properties props.
+func writeParquetWith(t testing.TB, fields []types.DataField, rec arrow.RecordBatch, props ...parquet.WriterProperty) []byte {
+	t.Helper()
 	fs := make([]arrow.Field, len(fields))
 	for i, f := range fields {
 		fs[i] = arrow.Field{Name: f.Name, Type: rec.Column(i).DataType(), Nullable: f.Type.Nullable,
@@ -33,9 +40,8 @@ func writeParquet(t testing.TB, fields []types.DataField, rec arrow.RecordBatch,
 	}
 	sc := arrow.NewSchema(fs, nil)
 	var buf bytes.Buffer
-	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(rgRows), parquet.WithCompression(compress.Codecs.Zstd),
-		parquet.WithAllocator(memory.NewGoAllocator()))
-	w, err := pqarrow.NewFileWriter(sc, &buf, props, pqarrow.DefaultWriterProps())
+	props = append([]parquet.WriterProperty{parquet.WithAllocator(memory.NewGoAllocator())}, props...)
+	w, err := pqarrow.NewFileWriter(sc, &buf, parquet.NewWriterProperties(props...), pqarrow.DefaultWriterProps())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/paimon-flightsql/paimon-flightsql/internal/testutil"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
@@ -69,32 +68,11 @@ func pageRecord(mem memory.Allocator) arrow.RecordBatch {
 // writePaged writes rec with a page index and small pages.
 func writePaged(t testing.TB, fields []types.DataField, rec arrow.RecordBatch, pageIndex bool) []byte {
 	t.Helper()
-	fs := make([]arrow.Field, len(fields))
-	for i, f := range fields {
-		fs[i] = arrow.Field{Name: f.Name, Type: rec.Column(i).DataType(), Nullable: f.Type.Nullable,
-			Metadata: arrow.NewMetadata([]string{"PARQUET:field_id"}, []string{strconv.Itoa(f.ID)})}
-	}
-	sc := arrow.NewSchema(fs, nil)
-	var buf bytes.Buffer
-	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(7000), parquet.WithCompression(compress.Codecs.Snappy),
+	return writeParquetWith(t, fields, rec, parquet.WithMaxRowGroupLength(7000), parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithDataPageSize(2048), parquet.WithPageIndexEnabled(pageIndex), parquet.WithStoreDecimalAsInteger(true),
 		// Dictionaries for the low-cardinality columns only (a unique key's
 		// dictionary would hold every value: no page could be left unread).
-		parquet.WithDictionaryDefault(false), parquet.WithDictionaryFor("s", true), parquet.WithDictionaryFor("v", true),
-		parquet.WithAllocator(memory.NewGoAllocator()))
-	w, err := pqarrow.NewFileWriter(sc, &buf, props, pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	r2 := array.NewRecordBatch(sc, rec.Columns(), rec.NumRows())
-	defer r2.Release()
-	if err := w.Write(r2); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+		parquet.WithDictionaryDefault(false), parquet.WithDictionaryFor("s", true), parquet.WithDictionaryFor("v", true))
 }
 
 // randomPagePredicate builds predicates over pageFields, mostly ranges on

@@ -156,38 +156,49 @@ func (c *joinCore) collectRight(tc *TaskCtx, b *joinBuild) ([]arrow.RecordBatch,
 }
 
 func (c *joinCore) drainRight(tc *TaskCtx, p int, b *joinBuild, out *[]arrow.RecordBatch, bytes *atomic.Int64) error {
-	s, err := c.right.Execute(tc, p)
+	return drainPartition(tc, c.right, p, c.name+" build side", func(nb int64) error { return b.reserve(c.name, nb) },
+		func(rb arrow.RecordBatch, nb int64) {
+			bytes.Add(nb)
+			*out = append(*out, rb)
+		})
+}
+
+// drainPartition reads partition p of op to its end, checking each batch
+// against op's schema (what names the input in errors), skipping empty
+// batches, and hands each batch with its bytes to keep once reserve accepted
+// them; a batch that fails either is released.
+func drainPartition(tc *TaskCtx, op Operator, p int, what string, reserve func(nb int64) error, keep func(b arrow.RecordBatch, nb int64)) error {
+	st, err := op.Execute(tc, p)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	want := c.right.Schema()
+	defer st.Close()
+	want := op.Schema()
 	for {
 		if err := tc.Err(); err != nil {
 			return err
 		}
-		rb, err := s.Next()
+		b, err := st.Next()
 		if err != nil {
 			return err
 		}
-		if rb == nil {
+		if b == nil {
 			return nil
 		}
-		if rb.NumRows() == 0 {
-			rb.Release()
+		if b.NumRows() == 0 {
+			b.Release()
 			continue
 		}
-		if err := joinCheckBatch(want, rb); err != nil {
-			rb.Release()
-			return fmt.Errorf("exec: %s build side: %w", c.name, err)
+		if err := joinCheckBatch(want, b); err != nil {
+			b.Release()
+			return fmt.Errorf("exec: %s: %w", what, err)
 		}
-		nb := joinBatchBytes(rb)
-		if err := b.reserve(c.name, nb); err != nil {
-			rb.Release()
+		nb := joinBatchBytes(b)
+		if err := reserve(nb); err != nil {
+			b.Release()
 			return err
 		}
-		bytes.Add(nb)
-		*out = append(*out, rb)
+		keep(b, nb)
 	}
 }
 

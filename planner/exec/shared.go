@@ -221,39 +221,12 @@ func (s *SharedResult) compute(tc *TaskCtx) ([][]arrow.RecordBatch, int64, error
 }
 
 func (s *SharedResult) drain(tc *TaskCtx, p int, out *[]arrow.RecordBatch, bytes *int64) error {
-	st, err := s.Input.Execute(tc, p)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	want := s.Input.Schema()
-	for {
-		if err := tc.Err(); err != nil {
-			return err
-		}
-		b, err := st.Next()
-		if err != nil {
-			return err
-		}
-		if b == nil {
-			return nil
-		}
-		if b.NumRows() == 0 {
-			b.Release()
-			continue
-		}
-		if err := joinCheckBatch(want, b); err != nil {
-			b.Release()
-			return fmt.Errorf("exec: WITH %s: %w", s.Name, err)
-		}
-		nb := joinBatchBytes(b)
-		if err := tc.Budget.Reserve(fmt.Sprintf("WITH %s (its result is held for %d readers)", s.Name, s.readers), nb); err != nil {
-			b.Release()
-			return err
-		}
+	return drainPartition(tc, s.Input, p, "WITH "+s.Name, func(nb int64) error {
+		return tc.Budget.Reserve(fmt.Sprintf("WITH %s (its result is held for %d readers)", s.Name, s.readers), nb)
+	}, func(b arrow.RecordBatch, nb int64) {
 		*bytes += nb
 		*out = append(*out, b)
-	}
+	})
 }
 
 // SharedRead reads a SharedResult: partition p returns the batches of the
