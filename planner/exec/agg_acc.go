@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"unsafe"
 
@@ -418,7 +419,10 @@ func (a *aggSum) finish(mem memory.Allocator) (arrow.Array, error) {
 			if err != nil {
 				return nil, err
 			}
-			out[g] = t.ToFloat64(a.scale) / float64(c)
+			// The unscaled sum over count × 10^scale in one division (as
+			// DuckDB): scaling first and dividing after rounds twice (the
+			// mean of three -582.79 would be -582.7900000000001).
+			out[g] = t.ToFloat64(0) / (float64(c) * math.Pow10(int(a.scale)))
 		}
 		return aggFixedArray(mem, arrow.PrimitiveTypes.Float64, out, has), nil
 	}
@@ -438,15 +442,38 @@ func (a *aggSum) finish(mem memory.Allocator) (arrow.Array, error) {
 
 // ---- SUM / AVG of floats -----------------------------------------------------
 
+// Floating sums are compensated (Neumaier): each group keeps the running sum
+// and the low-order bits its additions lost, so the result is the correctly
+// rounded sum in all but pathological cases and does not depend on the order
+// rows and partial states arrive in (partitions, merges) — an AVG of three
+// -582.79 is -582.79, not -582.7900000000001 in one plan and the exact value
+// in another. Infinite and NaN sums skip the correction.
+
 type aggSumFloat struct {
 	avg bool
 	cnt []int64
 	s   []float64
+	c   []float64 // compensation: what the additions to s lost
 	buf []float64
 }
 
-func (a *aggSumFloat) resize(n int) { a.cnt = aggGrow(a.cnt, n); a.s = aggGrow(a.s, n) }
-func (a *aggSumFloat) bytes() int64 { return 16*int64(cap(a.cnt)) + 8*int64(cap(a.buf)) }
+func (a *aggSumFloat) resize(n int) {
+	a.cnt = aggGrow(a.cnt, n)
+	a.s = aggGrow(a.s, n)
+	a.c = aggGrow(a.c, n)
+}
+func (a *aggSumFloat) bytes() int64 { return 24*int64(cap(a.cnt)) + 8*int64(cap(a.buf)) }
+
+// addComp adds v to the compensated sum (s, c).
+func addComp(s, c *float64, v float64) {
+	t := *s + v
+	if math.Abs(*s) >= math.Abs(v) {
+		*c += (*s - t) + v
+	} else {
+		*c += (v - t) + *s
+	}
+	*s = t
+}
 
 func (a *aggSumFloat) update(args []arrow.Array, mask []byte, gids []int32) error {
 	vals, err := aggFloat64s(args[0], &a.buf)
@@ -454,18 +481,18 @@ func (a *aggSumFloat) update(args []arrow.Array, mask []byte, gids []int32) erro
 		return err
 	}
 	vals = vals[:len(gids)]
-	cnt, s := a.cnt, a.s
+	cnt, s, c := a.cnt, a.s, a.c
 	if mask == nil {
 		for r, g := range gids {
 			cnt[g]++
-			s[g] += vals[r]
+			addComp(&s[g], &c[g], vals[r])
 		}
 		return nil
 	}
 	for r, g := range gids {
 		if bitutil.BitIsSet(mask, r) {
 			cnt[g]++
-			s[g] += vals[r]
+			addComp(&s[g], &c[g], vals[r])
 		}
 	}
 	return nil
@@ -475,7 +502,8 @@ func (a *aggSumFloat) merge(src aggAcc, gmap []int32) error {
 	o := src.(*aggSumFloat)
 	for i, g := range gmap {
 		a.cnt[g] += o.cnt[i]
-		a.s[g] += o.s[i]
+		addComp(&a.s[g], &a.c[g], o.s[i])
+		a.c[g] += o.c[i]
 	}
 	return nil
 }
@@ -487,6 +515,9 @@ func (a *aggSumFloat) finish(mem memory.Allocator) (arrow.Array, error) {
 	for g, c := range a.cnt {
 		has[g] = c > 0
 		out[g] = a.s[g]
+		if !math.IsInf(out[g], 0) && !math.IsNaN(out[g]) {
+			out[g] += a.c[g]
+		}
 		if a.avg && c > 0 {
 			out[g] /= float64(c)
 		}
