@@ -2,12 +2,14 @@ package vec
 
 import (
 	"bytes"
-	"math"
+	"cmp"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
+
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 )
 
 // List comparison (=, <>, <, <=, >, >=, IS [NOT] DISTINCT FROM) as DuckDB:
@@ -135,13 +137,13 @@ func cmpElem(a arrow.Array, i int, b arrow.Array, j int) int {
 	}
 	if ai, ok := intElem(a); ok {
 		bi, _ := intElem(b)
-		return cmpOrd(ai(i), bi(j))
+		return cmp.Compare(ai(i), bi(j))
 	}
 	switch x := a.(type) {
 	case *array.Float32:
-		return cmpFloat(float64(x.Value(i)), floatElem(b, j))
+		return predicate.CompareFloat(float64(x.Value(i)), floatElem(b, j))
 	case *array.Float64:
-		return cmpFloat(x.Value(i), floatElem(b, j))
+		return predicate.CompareFloat(x.Value(i), floatElem(b, j))
 	case *array.Decimal128:
 		return cmpNum(x.Value(i), b.(*array.Decimal128).Value(j))
 	case *array.Boolean:
@@ -151,9 +153,9 @@ func cmpElem(a arrow.Array, i int, b arrow.Array, j int) int {
 	case *array.Binary:
 		return bytes.Compare(x.Value(i), b.(*array.Binary).Value(j))
 	case *array.Date32:
-		return cmpOrd(int64(x.Value(i)), int64(b.(*array.Date32).Value(j)))
+		return cmp.Compare(int64(x.Value(i)), int64(b.(*array.Date32).Value(j)))
 	case *array.Timestamp:
-		return cmpOrd(int64(x.Value(i)), int64(b.(*array.Timestamp).Value(j)))
+		return cmp.Compare(int64(x.Value(i)), int64(b.(*array.Timestamp).Value(j)))
 	case *array.List:
 		y := b.(*array.List)
 		xs, xe := x.ValueOffsets(i)
@@ -183,32 +185,4 @@ func floatElem(b arrow.Array, j int) float64 {
 		return float64(y.Value(j))
 	}
 	return b.(*array.Float64).Value(j)
-}
-
-func cmpOrd(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// cmpFloat orders NaN after every number and equal to itself.
-func cmpFloat(a, b float64) int {
-	an, bn := math.IsNaN(a), math.IsNaN(b)
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	case bn:
-		return -1
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
