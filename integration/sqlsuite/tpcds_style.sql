@@ -260,3 +260,10 @@ SELECT COUNT(*) AS n, SUM(m) AS sm, MIN(m) AS mn, MAX(m) AS mx FROM (SELECT MEDI
 SELECT * FROM (SELECT l_orderkey, l_linenumber, QUANTILE_CONT(CAST(l_extendedprice AS DOUBLE), 0.25) OVER w AS q, COUNT(DISTINCT l_suppkey) OVER w AS cd, BIT_XOR(l_partkey) OVER w AS bx, BOOL_AND(l_quantity > 2) OVER w AS ba FROM lineitem WINDOW w AS (PARTITION BY l_returnflag ORDER BY l_orderkey, l_linenumber ROWS BETWEEN 300 PRECEDING AND 200 FOLLOWING)) t WHERE l_orderkey % 50 = 1;
 SELECT * FROM (SELECT l_orderkey, l_linenumber, MODE(l_linenumber) OVER (PARTITION BY l_returnflag ORDER BY l_orderkey, l_linenumber) AS md, MEDIAN(l_quantity) OVER (ORDER BY l_shipdate RANGE BETWEEN INTERVAL 30 DAY PRECEDING AND INTERVAL 30 DAY FOLLOWING) AS ms FROM lineitem) t WHERE l_orderkey % 64 = 3;
 SELECT * FROM (SELECT o_orderkey, SUM(DISTINCT o_custkey) OVER (PARTITION BY o_orderpriority ORDER BY o_orderdate) AS s, ARG_MIN(o_orderkey, o_totalprice) OVER (ORDER BY o_orderdate, o_orderkey ROWS BETWEEN 500 PRECEDING AND 500 FOLLOWING) AS am FROM orders) t WHERE o_orderkey % 32 = 5;
+
+-- A parenthesised select item is named by the expression inside (TPC-DS Q41's SELECT DISTINCT(i_product_name)).
+SELECT DISTINCT(o_orderstatus), (o_orderpriority) FROM orders;
+
+-- Derived tables without an alias (DuckDB and PostgreSQL 16 accept them).
+SELECT COUNT(*) AS n, MAX(o_orderkey) AS mx FROM (SELECT o_orderkey FROM orders WHERE o_totalprice > 1000) WHERE o_orderkey % 3 = 0;
+SELECT unnamed_subquery.a, b FROM (SELECT 1 AS a), (SELECT 2 AS b);

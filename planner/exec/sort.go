@@ -435,33 +435,3 @@ func (g *gatherStream) Close() {
 func arrowSlice(a arrow.Array, i, j int) arrow.Array {
 	return array.NewSlice(a, int64(i), int64(j))
 }
-
-// batchBytes is the size of the buffers b references.
-func batchBytes(b arrow.RecordBatch) int64 {
-	n := int64(0)
-	for _, c := range b.Columns() {
-		n += dataBytes(c.Data())
-	}
-	return n
-}
-
-func dataBytes(d arrow.ArrayData) int64 {
-	if d == nil {
-		return 0
-	}
-	n := int64(0)
-	for _, b := range d.Buffers() {
-		if b != nil {
-			n += int64(b.Len())
-		}
-	}
-	for _, c := range d.Children() {
-		n += dataBytes(c)
-	}
-	if dd, ok := d.(*array.Data); ok && dd.Dictionary() != nil {
-		if dict, ok := dd.Dictionary().(*array.Data); !ok || dict != nil {
-			n += dataBytes(dd.Dictionary())
-		}
-	}
-	return n
-}

@@ -93,6 +93,15 @@ func expandStars(ses sqlparser.SelectExprs, s Schema) ([]selectItem, error) {
 // Parameters print as $1, $2, ... (DuckDB's names: SELECT ? + 1 is
 // "$1 + 1").
 func displayName(e sqlparser.Expr) string {
+	// Parentheses around the whole item are syntax, not part of the
+	// expression: SELECT DISTINCT(x) and SELECT (x) name their column x.
+	for {
+		p, ok := e.(*sqlparser.ParenExpr)
+		if !ok {
+			break
+		}
+		e = p.Expr
+	}
 	var node sqlparser.SQLNode = e
 	if f, ok := e.(*sqlparser.FuncExpr); ok && f.Name.Lowered() == "paimon_window" && len(f.Exprs) > 0 {
 		node = f.Exprs[0]

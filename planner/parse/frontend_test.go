@@ -25,6 +25,9 @@ func TestFrontendMarkers(t *testing.T) {
 		{`SELECT a + 1 NOT SIMILAR TO 'b.*', TRY_CAST(a AS INT) FROM t WHERE a SIMILAR TO c`, "SELECT not regexp_full_match(a + 1, 'b.*'), paimon_try_cast(a, 'INT') FROM t WHERE regexp_full_match(a, c)"},
 		{`SELECT qualify FROM t`, "SELECT qualify FROM t"},
 		{`SELECT a IS DISTINCT FROM b FROM t QUALIFY c`, "SELECT not (a <=> b), (c) AS paimon_qualify FROM t"},
+		{`SELECT a FROM (SELECT a FROM t) WHERE a > 1`, "SELECT a FROM (SELECT a FROM t) AS unnamed_subquery WHERE a > 1"},
+		{`SELECT * FROM (SELECT 1), (SELECT 2) x, (SELECT 3) AS y, (SELECT 4)`, "SELECT * FROM (SELECT 1) AS unnamed_subquery, (SELECT 2) AS x, (SELECT 3) AS y, (SELECT 4) AS unnamed_subquery2"},
+		{`SELECT * FROM t JOIN (SELECT 1 AS b) ON a = b WHERE a IN (SELECT 1)`, "SELECT * FROM t JOIN (SELECT 1 AS b) AS unnamed_subquery ON a = b WHERE a IN (SELECT 1)"},
 	}
 	for _, c := range cases {
 		st, err := Parse(c.in)

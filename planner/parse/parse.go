@@ -88,6 +88,7 @@ type parser struct {
 	st        *Statement
 	aliases   []aliasMark
 	lateral   bool                           // the next rwSubquery is a LATERAL derived table
+	unnamed   int                            // derived tables named unnamed_subquery[N] so far
 	windows   map[string]*WindowSpec         // named windows of the SELECT being rewritten
 	inQuery   bool                           // false for SHOW/DELETE/...
 	fullUsing map[int]bool                   // USING tokens of FULL JOINs

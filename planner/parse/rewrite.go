@@ -213,7 +213,7 @@ func (p *parser) rwName(e *emitter, i, lo, hi int, clause *rctx) (int, error) {
 				return 0, p.errAt(catalog.ErrUnsupported, i, "LATERAL is supported only before a parenthesised subquery")
 			}
 			p.lateral = true
-			return p.rwSubquery(e, nx, hi)
+			return p.rwSubquery(e, nx, hi, true)
 		}
 	case "grouping":
 		if p.word(nx, hi, "SETS") {
@@ -251,7 +251,7 @@ func (p *parser) rwPunct(e *emitter, i, lo, hi int, clause rctx) (int, error) {
 	switch t.text {
 	case "(":
 		if p.isQueryParen(i) {
-			return p.rwSubquery(e, i, hi)
+			return p.rwSubquery(e, i, hi, p.tablePos(i, lo, clause))
 		}
 		end := int(p.match[i])
 		inner := ctxNone
@@ -317,7 +317,7 @@ func (p *parser) rwQuantified(e *emitter, op, q, hi int) (int, error) {
 	}
 	e.add(p.toks[op].pos, o)
 	e.add(p.toks[q].pos, " "+mark+"(")
-	next, err := p.rwSubquery(e, p.nextIn(q+1, hi), hi)
+	next, err := p.rwSubquery(e, p.nextIn(q+1, hi), hi, false)
 	if err != nil {
 		return 0, err
 	}
@@ -437,7 +437,7 @@ func (p *parser) rwCallBody(e *emitter, i, open, argEnd, close int) error {
 
 // rwSubquery rewrites the parenthesised query at open, extracting it when
 // sqlparser cannot parse it, and the derived column list after it.
-func (p *parser) rwSubquery(e *emitter, open, hi int) (int, error) {
+func (p *parser) rwSubquery(e *emitter, open, hi int, table bool) (int, error) {
 	lateral := p.lateral
 	p.lateral = false
 	close := int(p.match[open])
@@ -473,6 +473,17 @@ func (p *parser) rwSubquery(e *emitter, open, hi int) (int, error) {
 	}
 	if j, ok, err := p.aliasTail(e, k, hi, nil, false); ok || err != nil {
 		return j, err
+	}
+	if table && !p.word(k, hi, "AS") && !(k < hi && isName(p.toks[k]) && (p.toks[k].kind != tIdent || !isKeyword(p.toks[k].text))) {
+		// A derived table without an alias (FROM (SELECT ...) WHERE ...),
+		// as DuckDB and PostgreSQL 16 accept: it is named unnamed_subquery,
+		// unnamed_subquery2, ... as in DuckDB.
+		p.unnamed++
+		name := "unnamed_subquery"
+		if p.unnamed > 1 {
+			name += strconv.Itoa(p.unnamed)
+		}
+		e.add(p.toks[close].pos+1, " as `"+name+"` ")
 	}
 	return close + 1, nil
 }
