@@ -267,3 +267,26 @@ SELECT DISTINCT(o_orderstatus), (o_orderpriority) FROM orders;
 -- Derived tables without an alias (DuckDB and PostgreSQL 16 accept them).
 SELECT COUNT(*) AS n, MAX(o_orderkey) AS mx FROM (SELECT o_orderkey FROM orders WHERE o_totalprice > 1000) WHERE o_orderkey % 3 = 0;
 SELECT unnamed_subquery.a, b FROM (SELECT 1 AS a), (SELECT 2 AS b);
+
+-- Filters pushed through constant-tagged UNION ALL branches (empty branches pruned), and
+-- constant-false filters under joins, aggregates, ROLLUP and set operations.
+SELECT t, COUNT(*) AS n, SUM(k) AS sk FROM (SELECT 's' AS t, o_orderkey AS k FROM orders UNION ALL SELECT 'c', c_custkey FROM customer UNION ALL SELECT 'w', s_suppkey FROM supplier) x WHERE t = 'c' GROUP BY t;
+SELECT COUNT(*) AS n FROM (SELECT 's' AS t, o_orderkey AS k FROM orders UNION ALL SELECT 'c', c_custkey FROM customer) x WHERE t = 'z';
+SELECT c_nationkey, COUNT(*) AS n, SUM(c_acctbal) AS s FROM customer WHERE 1 = 0 GROUP BY ROLLUP (c_nationkey);
+SELECT COUNT(*) AS n, SUM(o_totalprice) AS s FROM orders JOIN customer ON o_custkey = c_custkey AND 'a' = 'b';
+SELECT c_custkey, o_orderkey FROM customer LEFT JOIN (SELECT * FROM orders WHERE NULL) o ON o_custkey = c_custkey WHERE c_custkey < 20;
+SELECT c_custkey FROM customer WHERE c_custkey < 30 EXCEPT SELECT o_custkey FROM orders WHERE FALSE;
+SELECT c_nationkey FROM customer WHERE FALSE UNION SELECT n_nationkey FROM nation WHERE n_nationkey < 5;
+SELECT o_orderkey FROM orders WHERE o_orderkey < 10 AND NOT EXISTS (SELECT 1 FROM lineitem WHERE l_orderkey = o_orderkey AND 1 = 2);
+
+-- Outer joins under filters that reject (or keep) the padded side's NULLs.
+SELECT c_custkey, o_orderkey FROM customer LEFT JOIN orders ON o_custkey = c_custkey WHERE o_totalprice > 400000;
+SELECT COUNT(*) AS n FROM customer LEFT JOIN orders ON o_custkey = c_custkey WHERE o_totalprice IS NULL;
+SELECT COUNT(*) AS n FROM customer LEFT JOIN orders ON o_custkey = c_custkey WHERE o_totalprice > 400000 OR c_nationkey = 1;
+SELECT COUNT(*) AS n FROM customer LEFT JOIN orders ON o_custkey = c_custkey WHERE COALESCE(o_totalprice, 0) < 1000;
+SELECT COUNT(*) AS n, COUNT(o_orderkey) AS o, COUNT(c_custkey) AS c FROM customer FULL JOIN orders ON o_custkey = c_custkey AND o_orderstatus = 'F' WHERE o_orderkey IS NOT NULL;
+SELECT COUNT(*) AS n FROM customer FULL JOIN orders ON o_custkey = c_custkey AND o_orderstatus = 'F' WHERE c_custkey > 10 AND o_orderkey > 10;
+SELECT COUNT(*) AS n FROM customer RIGHT JOIN nation ON c_nationkey = n_nationkey AND c_acctbal > 9990 WHERE NOT (c_custkey < 0);
+SELECT c_name FROM customer WHERE c_nationkey = (SELECT MAX(s_nationkey) FROM supplier WHERE s_suppkey < 0);
+SELECT COUNT(*) AS n FROM customer WHERE c_acctbal > 1.1 * (SELECT AVG(c2.c_acctbal) FROM customer c2 WHERE c2.c_nationkey = customer.c_nationkey);
+SELECT n_name, cnt FROM nation LEFT JOIN (SELECT c_nationkey, COUNT(*) AS cnt FROM customer WHERE c_acctbal > 9000 GROUP BY c_nationkey) x ON c_nationkey = n_nationkey WHERE cnt IS NOT DISTINCT FROM NULL OR cnt > 1;

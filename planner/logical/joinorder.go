@@ -86,6 +86,7 @@ func Optimize(n Node, m *Model) (Node, error) {
 			return nil, err
 		}
 	}
+	n = PruneEmpty(n)
 	if n, err = PruneColumns(n); err != nil {
 		return nil, err
 	}

@@ -194,6 +194,11 @@ func substitute(e vec.Expr, exprs []vec.Expr) (vec.Expr, error) {
 var errNoSubst = invalidf("cannot substitute")
 
 func pushJoin(j *Join, preds []vec.Expr) (Node, error) {
+	if t := simplifyOuterJoin(j, preds); t != j.Type {
+		cp := *j
+		cp.Type = t
+		j = &cp
+	}
 	nl := len(j.Left.Schema())
 	var toL, toR, on, keep []vec.Expr
 	onTerms := conjuncts(j.On)

@@ -28,7 +28,7 @@ import (
 // "plan" with no rules prints the bound plan (decorrelation and the
 // SUM(x±c) rewrite happen while binding); "optimize" prints the plan after
 // all rules (logical.Optimize). Rules: fold, pushdown, joinorder, prune,
-// limit. Run with -rewrite to regenerate the expected outputs.
+// limit, empty. Run with -rewrite to regenerate the expected outputs.
 var rewrite = flag.Bool("rewrite", false, "rewrite golden files with the actual output")
 
 // Row counts the estimator gives each table (join ordering).
@@ -91,6 +91,7 @@ var ruleFuncs = map[string]func(logical.Node, *logical.Model) (logical.Node, err
 	"joinorder": logical.ReorderJoins,
 	"prune":     func(n logical.Node, _ *logical.Model) (logical.Node, error) { return logical.PruneColumns(n) },
 	"limit":     func(n logical.Node, _ *logical.Model) (logical.Node, error) { return logical.PushLimit(n), nil },
+	"empty":     func(n logical.Node, _ *logical.Model) (logical.Node, error) { return logical.PruneEmpty(n), nil },
 }
 
 func runRuleCase(t *testing.T, cat catalog.Catalog, directive, sql string) string {

@@ -230,6 +230,10 @@ func values(v *logical.Values) (exec.Operator, error) {
 	}
 	out := make([]arrow.Array, len(v.S))
 	for j := range out {
+		if len(v.Rows) == 0 { // an empty relation (logical.PruneEmpty)
+			out[j] = array.MakeArrayOfNull(mem, s.Field(j).Type, 0)
+			continue
+		}
 		c, err := array.Concatenate(cols[j], mem)
 		if err != nil {
 			return nil, err
