@@ -226,7 +226,7 @@ func TestParseErrors(t *testing.T) {
 		{"SELECT * FROM", "syntax error (expected a table name after 'FROM')", catalog.ErrInvalid},
 		{"SELECT a FROM t WHER a = 1", `syntax error ('WHER' is not a keyword here (did you mean "WHERE"?))`, catalog.ErrInvalid},
 		{`SELECT a FROM t WHERE d > DATE '2020-01-01' AND b FORM`, `syntax error ('FORM' is not a keyword here (did you mean "FROM"?)) at line 1, column 51 near 'FORM'`, catalog.ErrInvalid},
-		{`WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r`, "WITH RECURSIVE is not supported", catalog.ErrUnsupported},
+		{`WITH RECURSIVE SELECT 1`, "expected a name for the WITH query", catalog.ErrInvalid},
 		{`SELECT a FROM t ORDER BY a UNION SELECT 1`, "ORDER BY / LIMIT before UNION", catalog.ErrInvalid},
 		{`SELECT a | paimon_bit_or FROM t`, "reserved", catalog.ErrInvalid},
 		{`SELECT ~~a FROM t`, "operator ~~", catalog.ErrUnsupported},
