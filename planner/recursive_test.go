@@ -9,6 +9,8 @@ import (
 func TestRecursiveSmoke(t *testing.T) {
 	e, _ := newTestEngine(t, testutil.CheckedAllocator(t))
 	for _, q := range []string{
+		"SELECT typeof(1), typeof(x) FROM (SELECT 1 AS x) s",
+		"EXPLAIN WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + CAST(1 AS BIGINT) FROM t WHERE n < 5) SELECT n, typeof(n) AS ty FROM t",
 		"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 5) SELECT n FROM t",
 		"EXPLAIN WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 5) SELECT n FROM t",
 		"WITH RECURSIVE t(n, f) AS (SELECT 1, CAST(1 AS BIGINT) UNION ALL SELECT n + 1, f * (n + 1) FROM t WHERE n < 10) SELECT * FROM t",

@@ -9,6 +9,7 @@ import (
 
 	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/parse"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
 )
 
 // RecursiveCTE is one WITH RECURSIVE query that reads itself:
@@ -211,6 +212,9 @@ func (b *binder) recursiveCTE(def *parse.CTE, defScope *cteScope) (Node, error) 
 			return nil, invalidf("recursive query %q: the recursive term's columns do not convert to the non-recursive term's types: %v", def.Name, err)
 		}
 	}
+	if step, err = duckIntRange(anchor, step); err != nil {
+		return nil, err
+	}
 	for i := range as {
 		if !arrow.TypeEqual(as[i].Type, ws[i].Type) {
 			if anchor, err = castNode(anchor, types); err != nil {
@@ -309,4 +313,53 @@ func checkRecursiveRefs(step Node, w *WorkTable) error {
 		return unsupportedf("recursive query %q: the recursive term's reference to it was planned away", w.Name)
 	}
 	return nil
+}
+
+// duckIntRange bounds the recursive term's values of each anchor column
+// that DuckDB types INTEGER where this engine computes BIGINT (an integer
+// literal: SELECT 1 UNION ALL SELECT n + 1 ...): they pass a checked cast
+// to INTEGER and back, so a value past INTEGER's range fails as DuckDB's
+// cast to the anchor's type does, instead of being returned.
+func duckIntRange(anchor, step Node) (Node, error) {
+	ss := step.Schema()
+	var exprs []vec.Expr
+	for i := range ss {
+		if ss[i].Type.ID() != arrow.INT64 || !duckInt32Column(anchor, i) {
+			continue
+		}
+		if exprs == nil {
+			exprs = make([]vec.Expr, len(ss))
+			for j := range ss {
+				exprs[j] = ss.Col(j)
+			}
+		}
+		narrow, err := vec.NewCast(ss.Col(i), arrow.PrimitiveTypes.Int32)
+		if err != nil {
+			return nil, err
+		}
+		if exprs[i], err = vec.NewCast(narrow, arrow.PrimitiveTypes.Int64); err != nil {
+			return nil, err
+		}
+	}
+	if exprs == nil {
+		return step, nil
+	}
+	return &Project{Input: step, Exprs: exprs, S: append(Schema(nil), ss...)}, nil
+}
+
+// duckInt32Column reports whether column col of n is computed (through
+// projections) by an integer expression DuckDB types INTEGER.
+func duckInt32Column(n Node, col int) bool {
+	for {
+		p, ok := n.(*Project)
+		if !ok || col < 0 || col >= len(p.Exprs) {
+			return false
+		}
+		if c, ok := p.Exprs[col].(*vec.Column); ok {
+			n, col = p.Input, c.Index
+			continue
+		}
+		in, ok := vec.DuckInt(p.Exprs[col])
+		return ok && in.T.ID() == arrow.INT32
+	}
 }
