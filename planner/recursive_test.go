@@ -102,6 +102,16 @@ func TestRecursiveLimits(t *testing.T) {
 		t.Errorf("%d bytes still reserved after the failed query", used)
 	}
 
+	// rows stream out: a LIMIT above an endless UNION ALL stops it
+	n, err = countRows(context.Background(), t, New(cat, Options{MaxRecursion: 1 << 30}), "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t) SELECT n FROM t LIMIT 7")
+	if err != nil || n != 7 {
+		t.Errorf("LIMIT 7 over an endless recursion: %d rows, %v", n, err)
+	}
+	n, err = countRows(context.Background(), t, New(cat, Options{}), "EXPLAIN ANALYZE WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 30) SELECT n FROM t")
+	if err != nil || n == 0 {
+		t.Errorf("EXPLAIN ANALYZE: %d rows, %v", n, err)
+	}
+
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
