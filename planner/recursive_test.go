@@ -53,6 +53,13 @@ func TestRecursiveResults(t *testing.T) {
 			[]string{"1|x", "2|banana", "3|NULL", "4|cherry"}},
 		{"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 10 AND EXISTS (SELECT 1 FROM orders WHERE orders.id = t.n + 1 AND orders.name IS NOT NULL)) SELECT n FROM t",
 			[]string{"1", "2"}},
+		// a correlated scalar subquery and LATERAL over the reference's
+		// columns (decorrelation copies the reference into their domain)
+		{"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT (SELECT n + 1) FROM t WHERE n < 3) SELECT n FROM t", []string{"1", "2", "3"}},
+		{"WITH RECURSIVE t(n, m) AS (SELECT 1, 0 UNION ALL SELECT n + 1, l.m FROM t, LATERAL (SELECT n * 2 AS m) l WHERE n < 3) SELECT n, m FROM t",
+			[]string{"1|0", "2|2", "3|4"}},
+		// a filter above is not pushed into the anchor
+		{"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 5) SELECT n FROM t WHERE n > 3", []string{"4", "5"}},
 		// nested: a WITH RECURSIVE inside the recursive term
 		{"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + (WITH RECURSIVE u(m) AS (SELECT 1 UNION ALL SELECT m + 1 FROM u WHERE m < 3) SELECT max(m) FROM u) FROM t WHERE n < 10) SELECT n FROM t",
 			[]string{"1", "4", "7", "10"}},

@@ -226,16 +226,23 @@ func (b *binder) recursiveCTE(def *parse.CTE, defScope *cteScope) (Node, error) 
 	return &RecursiveCTE{Name: def.Name, Work: r.work, Anchor: anchor, Step: step, Distinct: !set.All, S: ws}, nil
 }
 
-// checkRecursiveRefs checks where step reads the working table w: it must
-// be read (at least once: the binder counted the references) and only
-// through nodes that pass each working-table row on by itself, as
-// PostgreSQL requires: not within an aggregate, window, DISTINCT, LIMIT,
-// set operation, a subquery (the inner side of a semi, anti or mark join)
-// or the nullable side of an outer join.
+// checkRecursiveRefs checks where step reads the working table w, as
+// PostgreSQL does: through nodes that pass each working-table row on by
+// itself, not within an aggregate, window, DISTINCT, LIMIT, set
+// operation, a subquery (the inner side of a semi, anti or mark join) or
+// the nullable side of an outer join. The binder counted one reference in
+// the SQL; the plan may hold more WorkTable nodes: decorrelating a
+// subquery that reads the reference's columns copies the relation around
+// it into the subquery's domain (under a DISTINCT on the inner side of a
+// join). A copy reads the same working table in the same round, which is
+// right, and always lies below the reference it copies, so the check
+// passes when some WorkTable node lies on a legal path (that is the
+// reference written) and otherwise fails naming the first illegal place.
 func checkRecursiveRefs(step Node, w *WorkTable) error {
-	found := 0
-	var walk func(n Node, within string) error
-	walk = func(n Node, within string) error {
+	legal := 0
+	illegal := ""
+	var walk func(n Node, within string)
+	walk = func(n Node, within string) {
 		kids := n.Children()
 		reasons := make([]string, len(kids))
 		for i := range reasons {
@@ -252,13 +259,14 @@ func checkRecursiveRefs(step Node, w *WorkTable) error {
 		switch x := n.(type) {
 		case *WorkTable:
 			if x != w {
-				return nil
+				return
 			}
-			if within != "" {
-				return invalidf("recursive reference to query %q must not appear within %s", w.Name, within)
+			if within == "" {
+				legal++
+			} else if illegal == "" {
+				illegal = within
 			}
-			found++
-			return nil
+			return
 		case *Project, *Filter, *CTE, *Values, *Scan:
 		case *Sort:
 			if x.Fetch >= 0 {
@@ -300,19 +308,17 @@ func checkRecursiveRefs(step Node, w *WorkTable) error {
 			set(fmt.Sprintf("a %T", n))
 		}
 		for i, c := range kids {
-			if err := walk(c, reasons[i]); err != nil {
-				return err
-			}
+			walk(c, reasons[i])
 		}
+	}
+	walk(step, "")
+	switch {
+	case legal > 0:
 		return nil
+	case illegal != "":
+		return invalidf("recursive reference to query %q must not appear within %s", w.Name, illegal)
 	}
-	if err := walk(step, ""); err != nil {
-		return err
-	}
-	if found == 0 {
-		return unsupportedf("recursive query %q: the recursive term's reference to it was planned away", w.Name)
-	}
-	return nil
+	return unsupportedf("recursive query %q: the recursive term's reference to it was planned away", w.Name)
 }
 
 // duckIntRange bounds the recursive term's values of each anchor column
