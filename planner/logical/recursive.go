@@ -354,9 +354,17 @@ func duckIntRange(anchor, step Node) (Node, error) {
 }
 
 // duckInt32Column reports whether column col of n is computed (through
-// projections) by an integer expression DuckDB types INTEGER.
+// projections and UNIONs) by integer expressions DuckDB types INTEGER.
 func duckInt32Column(n Node, col int) bool {
 	for {
+		if u, ok := n.(*SetOp); ok && u.Op == "UNION" {
+			for _, in := range u.Inputs {
+				if !duckInt32Column(in, col) {
+					return false
+				}
+			}
+			return true
+		}
 		p, ok := n.(*Project)
 		if !ok || col < 0 || col >= len(p.Exprs) {
 			return false
