@@ -49,13 +49,14 @@ type Call struct {
 
 // Query is one query level: WITH, a body, and its ORDER BY / LIMIT.
 type Query struct {
-	With []*CTE
+	With    []*CTE
+	Body    Body              // *Select, *SetOp or *Query
+	OrderBy sqlparser.OrderBy // ORDER BY of this level (moved out of the sqlparser.Select)
+	Limit   *sqlparser.Limit  // Rowcount is nil for OFFSET without LIMIT
+
 	// Recursive: WITH RECURSIVE — each WITH query sees every name of the
 	// list, itself included (the binder decides which ones recurse).
 	Recursive bool
-	Body      Body              // *Select, *SetOp or *Query
-	OrderBy   sqlparser.OrderBy // ORDER BY of this level (moved out of the sqlparser.Select)
-	Limit     *sqlparser.Limit  // Rowcount is nil for OFFSET without LIMIT
 }
 
 // Body is *Select, *SetOp or *Query (a parenthesised query with its own
