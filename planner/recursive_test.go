@@ -60,6 +60,9 @@ func TestRecursiveResults(t *testing.T) {
 			[]string{"1|0", "2|2", "3|4"}},
 		// a filter above is not pushed into the anchor
 		{"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 5) SELECT n FROM t WHERE n > 3", []string{"4", "5"}},
+		// a shared WITH query read in every round and by the main query
+		{"WITH RECURSIVE e AS (SELECT id AS src, id + 1 AS dst FROM orders WHERE id < 6), r(n) AS (SELECT 1 UNION SELECT e.dst FROM r JOIN e ON e.src = r.n) SELECT r.n, (SELECT count(*) FROM e WHERE e.src <= r.n) FROM r",
+			[]string{"1|1", "2|2", "3|3", "4|4", "5|5", "6|5"}},
 		// nested: a WITH RECURSIVE inside the recursive term
 		{"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + (WITH RECURSIVE u(m) AS (SELECT 1 UNION ALL SELECT m + 1 FROM u WHERE m < 3) SELECT max(m) FROM u) FROM t WHERE n < 10) SELECT n FROM t",
 			[]string{"1", "4", "7", "10"}},
