@@ -50,6 +50,10 @@ type Options struct {
 	Spill SpillOptions
 	// Version is what version() reports after "paimon-flightsql ".
 	Version string
+	// MaxRecursion caps the rounds of the recursive term of a WITH
+	// RECURSIVE query (0 = exec.DefaultMaxRecursion, 100000); past it the
+	// query fails with exec.ErrResourceExhausted.
+	MaxRecursion int
 }
 
 // maxPartitions caps the partitions of one statement.

@@ -171,7 +171,7 @@ func (q *sqlQuery) optimize(ctx context.Context, n logical.Node) (logical.Node, 
 // physical returns a physical planner for the query (carried splits when
 // the statement came with them).
 func (q *sqlQuery) physical(ctx context.Context, analyze bool) *physical.Planner {
-	return &physical.Planner{Concurrency: q.e.opts.Concurrency, Analyze: analyze, Splits: q.planned.splitsFunc(),
+	return &physical.Planner{Concurrency: q.e.opts.Concurrency, MaxRecursion: q.e.opts.MaxRecursion, Analyze: analyze, Splits: q.planned.splitsFunc(),
 		ScanBatchBytes: q.e.scanBatchBytes(), Estimate: q.estimator(ctx).Rows}
 }
 

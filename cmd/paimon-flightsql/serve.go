@@ -79,6 +79,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	spillLimit := fs.String("spill-limit", "", "server-wide disk `size` (e.g. 20GiB) of all spill files at once (default/0: unlimited; \"off\" disables spilling)")
 	maxStmt := fs.Int("max-statement-bytes", 0, "longest SQL text accepted, in `bytes` (0 = 4 MiB, -1 = unlimited)")
 	maxDepth := fs.Int("max-expression-depth", 0, "longest run of prefix operators (NOT, -, ~) nested without parentheses (0 = 256, -1 = unlimited; parentheses are capped at 190 levels)")
+	maxRecursion := fs.Int("max-recursion", 0, "most rounds of the recursive term of a WITH RECURSIVE query before it fails (0 = 100000)")
 	advertise := fs.String("advertise", "", "`host:port` peers and clients reach this node at (needed with --peers/--peers-file)")
 	peers := fs.String("peers", "", "comma-separated `host:port` list of the nodes serving the same warehouse with the same --token-key-file; result endpoints are spread across the healthy ones")
 	peersFile := fs.String("peers-file", "", "`file` of peers, one host:port per line; re-read when it changes")
@@ -149,7 +150,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if soft, ok := setGoMemoryLimit(budget); ok {
 		logger.Info("Go runtime soft memory limit set from --memory-limit", "gomemlimit", soft)
 	}
-	popts := planner.Options{MaxStatementBytes: *maxStmt, MaxExpressionDepth: *maxDepth, Memory: budget}
+	popts := planner.Options{MaxStatementBytes: *maxStmt, MaxExpressionDepth: *maxDepth, MaxRecursion: *maxRecursion, Memory: budget}
 	if popts.Spill, err = spillOptions(*spillDir, *spillLimit); err != nil {
 		return err
 	}

@@ -46,6 +46,12 @@
 //     exactly its Input's batches, partition by partition; its held bytes
 //     are reserved with the query budget and released by the last reader
 //     or by the WithShared root when the execution ends.
+//   - A RecursiveUnion (recursive.go) runs its Step once per round under a
+//     fresh copy of the TaskCtx that binds its WorkTable to the previous
+//     round's rows (TaskCtx.work); a WorkScan reads only the frame of its
+//     own WorkTable, so operators keyed by *TaskCtx (join builds) never
+//     carry state from one round to the next. Its held rows are reserved
+//     with the query budget; its rounds are bounded (MaxIterations).
 //   - Runtime join filters (join_filter.go): a HashJoin publishes a
 //     KeyFilter over a build key only for join types that drop unmatched
 //     probe rows (inner, semi, right, right semi, right anti), never for a

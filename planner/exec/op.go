@@ -56,6 +56,9 @@ type TaskCtx struct {
 	Spill *Spiller
 	// Eval returns a fresh vec.Ctx for one stream (expressions evaluate with it).
 	now vec.Ctx
+	// work binds the working tables of the recursive queries whose round
+	// this task runs in (recursive.go).
+	work *workFrame
 }
 
 // NewTaskCtx returns a TaskCtx; budget may be nil (unlimited).

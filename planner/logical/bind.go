@@ -51,6 +51,10 @@ type binder struct {
 	untyped   map[int]bool
 	// cteIDs numbers the WITH definitions referenced (CTE.ID).
 	cteIDs map[*parse.CTE]int
+	// recs are the WITH RECURSIVE queries being bound (innermost last);
+	// workIDs numbers their working tables (recursive.go).
+	recs    []*recursion
+	workIDs int
 }
 
 // maxBindSteps bounds the work of binding one statement.
@@ -116,6 +120,8 @@ func (b *binder) cteID(def *parse.CTE) int {
 type cteScope struct {
 	parent *cteScope
 	defs   map[string]*parse.CTE
+	// recursive: a WITH RECURSIVE list (each query sees every name).
+	recursive bool
 }
 
 func (c *cteScope) lookup(name string) (*parse.CTE, *cteScope) {
@@ -130,16 +136,9 @@ func (c *cteScope) lookup(name string) (*parse.CTE, *cteScope) {
 // query binds a query; outer is the enclosing scope for correlated
 // subqueries (nil at the top).
 func (b *binder) query(q *parse.Query, outer *scope, ctes *cteScope) (Node, error) {
-	if len(q.With) > 0 {
-		ns := &cteScope{parent: ctes, defs: map[string]*parse.CTE{}}
-		for _, c := range q.With {
-			k := strings.ToLower(c.Name)
-			if _, dup := ns.defs[k]; dup {
-				return nil, invalidf("WITH name %q is defined twice", c.Name)
-			}
-			ns.defs[k] = c
-		}
-		ctes = ns
+	ctes, err := withScope(q, ctes)
+	if err != nil {
+		return nil, err
 	}
 	// A plain SELECT binds its ORDER BY/LIMIT itself (ORDER BY may use
 	// columns that are not selected).

@@ -34,6 +34,10 @@
 //     semi join into it; after Optimize every CTE node of one id that the
 //     physical planner shares has the same Input node (pruned to the union
 //     of the columns its references need).
+//   - A RecursiveCTE (recursive.go) is opaque to the rules: nothing moves
+//     into or out of it and both inputs keep all their columns; its Step
+//     reads its WorkTable once, on a path of nodes that pass each row on
+//     by itself (checked when binding).
 //   - Every expression an Aggregate evaluates (groups, Args, Filter and
 //     OrderBy keys of its AggExprs) indexes its input; rules that remap
 //     or rewrite columns (prune, fold) cover all four.

@@ -127,17 +127,14 @@ func (b *binder) aliasedTable(x *sqlparser.AliasedTableExpr, outer *scope, ctes 
 				break
 			}
 			if def, defScope := ctes.lookup(name); def != nil {
-				// A CTE sees the names defined before it (and its scope's parents).
+				var work bool
 				var err error
-				if n, err = b.query(def.Query, nil, ctesBefore(defScope, def)); err != nil {
+				if n, work, err = b.cteRef(x, def, defScope); err != nil {
 					return nil, err
 				}
-				if len(def.Columns) > 0 {
-					if n, err = renameColumns(n, def.Columns, name); err != nil {
-						return nil, err
-					}
+				if !work {
+					n = &CTE{ID: b.cteID(def), Name: def.Name, Input: n}
 				}
-				n = &CTE{ID: b.cteID(def), Name: def.Name, Input: n}
 				break
 			}
 		}
@@ -182,7 +179,8 @@ func ctesBefore(s *cteScope, def *parse.CTE) *cteScope {
 		}
 	}
 	// Drop names defined after def: we do not know the order from the map,
-	// so a self-reference is the only thing removed (recursion is unsupported).
+	// so a self-reference is the only thing removed (WITH RECURSIVE lists
+	// bind through recursiveCTE instead).
 	return ns
 }
 

@@ -53,6 +53,10 @@ type Query struct {
 	Body    Body              // *Select, *SetOp or *Query
 	OrderBy sqlparser.OrderBy // ORDER BY of this level (moved out of the sqlparser.Select)
 	Limit   *sqlparser.Limit  // Rowcount is nil for OFFSET without LIMIT
+
+	// Recursive: WITH RECURSIVE — each WITH query sees every name of the
+	// list, itself included (the binder decides which ones recurse).
+	Recursive bool
 }
 
 // Body is *Select, *SetOp or *Query (a parenthesised query with its own

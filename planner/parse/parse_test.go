@@ -61,6 +61,8 @@ func TestParse(t *testing.T) {
 		{`WITH a AS (WITH b AS (SELECT 1 c) SELECT c FROM b) SELECT * FROM a ORDER BY c LIMIT 1`,
 			`with a as [with b as [select 1 as c from dual] select c from b] select * from a order by c asc limit 1`},
 		{`WITH a AS MATERIALIZED (SELECT 1) (SELECT * FROM a)`, `with a as [select 1 from dual] select * from a`},
+		{`WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3), u AS (SELECT 2) SELECT * FROM t`,
+			`with recursive t(n) as [(select 1 from dual union all select n + 1 from t where n < 3)], u as [select 2 from dual] select * from t`},
 		// 2. set operations
 		{`SELECT a FROM t UNION ALL SELECT b FROM u INTERSECT SELECT c FROM v EXCEPT SELECT d FROM w ORDER BY 1 LIMIT 3`,
 			`((select a from t union all (select b from u intersect select c from v)) except select d from w) order by 1 asc limit 3`},
@@ -226,7 +228,7 @@ func TestParseErrors(t *testing.T) {
 		{"SELECT * FROM", "syntax error (expected a table name after 'FROM')", catalog.ErrInvalid},
 		{"SELECT a FROM t WHER a = 1", `syntax error ('WHER' is not a keyword here (did you mean "WHERE"?))`, catalog.ErrInvalid},
 		{`SELECT a FROM t WHERE d > DATE '2020-01-01' AND b FORM`, `syntax error ('FORM' is not a keyword here (did you mean "FROM"?)) at line 1, column 51 near 'FORM'`, catalog.ErrInvalid},
-		{`WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r`, "WITH RECURSIVE is not supported", catalog.ErrUnsupported},
+		{`WITH RECURSIVE t AS SELECT 1`, "expected (query) after WITH t AS", catalog.ErrInvalid},
 		{`SELECT a FROM t ORDER BY a UNION SELECT 1`, "ORDER BY / LIMIT before UNION", catalog.ErrInvalid},
 		{`SELECT a | paimon_bit_or FROM t`, "reserved", catalog.ErrInvalid},
 		{`SELECT ~~a FROM t`, "operator ~~", catalog.ErrUnsupported},

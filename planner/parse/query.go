@@ -32,7 +32,8 @@ func (p *parser) parseQuery(lo, hi int) (*Query, error) {
 func (p *parser) parseWith(q *Query, i, hi int) (int, error) {
 	i = p.nextIn(i, hi)
 	if p.word(i, hi, "RECURSIVE") {
-		return 0, p.errAt(catalog.ErrUnsupported, i, "WITH RECURSIVE is not supported")
+		q.Recursive = true
+		i = p.nextIn(i+1, hi)
 	}
 	for {
 		if i >= hi || !isName(p.toks[i]) {

@@ -58,6 +58,9 @@ func renderQuery(q *Query) string {
 	var b strings.Builder
 	if len(q.With) > 0 {
 		b.WriteString("with ")
+		if q.Recursive {
+			b.WriteString("recursive ")
+		}
 		for i, c := range q.With {
 			if i > 0 {
 				b.WriteString(", ")

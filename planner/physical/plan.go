@@ -45,6 +45,12 @@ type Planner struct {
 	// Input node, in lowering order in sharedList.
 	shared     map[logical.Node]*exec.SharedResult
 	sharedList []*exec.SharedResult
+	// MaxRecursion caps the rounds of a WITH RECURSIVE query's recursive
+	// term (0: exec.DefaultMaxRecursion).
+	MaxRecursion int
+	// work maps the working tables (logical.WorkTable.ID) of the WITH
+	// RECURSIVE queries being lowered to their exec.WorkTable.
+	work map[int]*exec.WorkTable
 }
 
 // Plan lowers n. Scans are planned now (metadata only).
@@ -127,6 +133,10 @@ func (p *Planner) lower(ctx context.Context, n logical.Node) (exec.Operator, err
 		return values(x)
 	case *logical.CTE:
 		return p.cte(ctx, x)
+	case *logical.RecursiveCTE:
+		return p.recursive(ctx, x)
+	case *logical.WorkTable:
+		return p.workTable(x)
 	case *logical.Filter:
 		in, err := p.plan(ctx, x.Input)
 		if err != nil {
