@@ -160,6 +160,24 @@ func (f *ParquetFile) NumRowGroups() int { return f.md.NumRowGroups() }
 // RowGroupNumRows implements DataFile.
 func (f *ParquetFile) RowGroupNumRows(i int) int64 { return f.md.RowGroup(i).NumRows() }
 
+// RowGroupOffset is the file offset of row group i's first byte (its
+// first column chunk's dictionary or first data page).
+func (f *ParquetFile) RowGroupOffset(i int) int64 {
+	rg := f.md.RowGroup(i)
+	if rg.NumColumns() == 0 {
+		return rg.FileOffset()
+	}
+	cc, err := rg.ColumnChunk(0)
+	if err != nil {
+		return rg.FileOffset()
+	}
+	off := cc.DataPageOffset()
+	if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && cc.DictionaryPageOffset() < off {
+		off = cc.DictionaryPageOffset()
+	}
+	return off
+}
+
 // RowGroupFirstRow is the file row position of row group i's first row.
 func (f *ParquetFile) RowGroupFirstRow(i int) int64 { return f.rgStart[i] }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"strconv"
+	"strings"
 
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon/binrow"
@@ -28,8 +29,15 @@ type Split struct {
 	// sharing row ids, merged column-wise (evolution.go).
 	Evolution bool
 	// RowCount is the sum of the files' row counts (before merging and
-	// deletions); for an Evolution split, the group's row count.
+	// deletions); for an Evolution split, the group's row count; for a
+	// split with a Range, its share of the file's rows (an estimate).
 	RowCount int64
+	// Range, when set, makes the split one piece of its single raw file:
+	// the rows of the row groups whose first byte lies in the range
+	// (Options.SplitFileBytes). The pieces of a file cover it exactly once;
+	// the one starting at byte 0 is the file's first (it alone counts the
+	// file in statistics and row counts).
+	Range *FileRange
 	// owner is the scan of another branch for splits taken from the table's
 	// scan.fallback-branch; nil for the scan's own splits.
 	owner *Scan
@@ -49,6 +57,16 @@ func (sp *Split) scan(def *Scan) *Scan {
 	}
 	return def
 }
+
+// FileRange is the byte range [Start, End) of a data file a split reads.
+type FileRange struct {
+	Start int64 `json:"start"`
+	End   int64 `json:"end"`
+}
+
+// FirstPiece reports whether sp is a whole file or the first piece of one:
+// the split that counts its files in row counts and statistics.
+func (sp *Split) FirstPiece() bool { return sp.Range == nil || sp.Range.Start == 0 }
 
 // DeletionFile locates a data file's deletion vector in an index file.
 type DeletionFile struct {
@@ -113,6 +131,9 @@ func (p *Plan) RowCount(filter predicate.Predicate) (int64, bool) {
 				exact = false
 			}
 			continue
+		}
+		if !sp.FirstPiece() {
+			continue // the first piece counts the file
 		}
 		for _, f := range sp.Files {
 			n += f.RowCount
@@ -335,7 +356,7 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 				sp.Deletions = map[string]DeletionFile{e.File.FileName: d}
 				p.Stats.DeletionVectors++
 			}
-			p.Splits = append(p.Splits, sp)
+			p.Splits = append(p.Splits, s.pieces(sp)...)
 		}
 	}
 	if len(pl.indexSkipsByType) > 0 {
@@ -538,4 +559,39 @@ func (s *Scan) partitionPath(b []byte) (string, error) {
 	s.partPaths[string(b)] = p
 	s.schemaMu.Unlock()
 	return p, nil
+}
+
+// maxPieces bounds the splits one file is cut into.
+const maxPieces = 64
+
+// pieces cuts the raw split of one large Parquet file into byte ranges
+// (Options.SplitFileBytes, SplitFileRows; row groups are assigned by their first
+// byte when read, so a range may hold none). Files with file indexes stay
+// whole (their index statistics count per file).
+func (s *Scan) pieces(sp Split) []Split {
+	f := &sp.Files[0]
+	var n int64
+	if b := s.opts.SplitFileBytes; b > 0 && f.FileSize >= 2*b {
+		n = (f.FileSize + b - 1) / b
+	}
+	if r := s.opts.SplitFileRows; r > 0 && f.RowCount >= 2*r {
+		n = max(n, (f.RowCount+r-1)/r)
+	}
+	n = min(n, maxPieces)
+	if n < 2 || f.FileSize <= 0 || !strings.HasSuffix(f.FileName, ".parquet") ||
+		len(f.EmbeddedIndex) > 0 || len(f.ExtraFiles) > 0 {
+		return []Split{sp}
+	}
+	out := make([]Split, n)
+	for i := range out {
+		start, end := f.FileSize*int64(i)/n, f.FileSize*int64(i+1)/n
+		if i == 0 {
+			start = 0
+		}
+		p := sp
+		p.Range = &FileRange{Start: start, End: end}
+		p.RowCount = f.RowCount * (end - start) / f.FileSize
+		out[i] = p
+	}
+	return out
 }

@@ -69,7 +69,9 @@ func (r *reader) dynamicSkip(sp *Split, f *paimon.DataFileMeta) (bool, error) {
 	if predicate.MayMatch(p, ms) {
 		return false, nil
 	}
-	r.stats.FilesSkippedDynamic.Add(1)
+	if sp.FirstPiece() {
+		r.stats.FilesSkippedDynamic.Add(1)
+	}
 	return true, nil
 }
 
@@ -93,15 +95,46 @@ func footerStore(fio fileio.FileIO) any {
 	return fio
 }
 
-// rowGroups selects the row groups whose statistics may match the filter.
-func (r *reader) rowGroups(df format.DataFile) []int {
+// rowGroups selects the row groups of the split's range (all without one)
+// whose statistics may match the filter; nil = all.
+func (r *reader) rowGroups(sp *Split, df format.DataFile) []int {
 	n := df.NumRowGroups()
-	r.stats.RowGroupsTotal.Add(int64(n))
+	var in []bool // the row groups of sp.Range (nil = all)
+	if sp.Range != nil {
+		in = pieceRowGroups(sp, df)
+		k := 0
+		for _, ok := range in {
+			if ok {
+				k++
+			}
+		}
+		r.stats.RowGroupsTotal.Add(int64(k))
+		if k == 0 {
+			return []int{}
+		}
+	} else {
+		r.stats.RowGroupsTotal.Add(int64(n))
+	}
 	if r.s.opts.Filter == nil || r.s.opts.NoPruning {
-		return nil
+		if in == nil {
+			return nil
+		}
+		var keep []int
+		for i, ok := range in {
+			if ok {
+				keep = append(keep, i)
+			}
+		}
+		if len(keep) == n {
+			return nil
+		}
+		return keep
 	}
 	var keep []int
 	for i := 0; i < n; i++ {
+		if in != nil && !in[i] {
+			continue
+		}
 		if predicate.MayMatch(r.s.opts.Filter, df.RowGroupStats(i, r.s.statsCols())) {
 			keep = append(keep, i)
 		} else {
@@ -141,7 +174,7 @@ func (r *reader) readRawFile(sp *Split, f *paimon.DataFileMeta) error {
 			return err
 		}
 	}
-	rgs := r.rowGroups(df)
+	rgs := r.rowGroups(sp, df)
 	if rgs != nil && len(rgs) == 0 {
 		return nil
 	}
@@ -282,4 +315,29 @@ func damaged(err error) error {
 		return err
 	}
 	return paimon.Errorf(paimon.ErrCorrupt, "%w", err)
+}
+
+// pieceRowGroups marks the row groups of the piece sp.Range: those whose
+// first byte lies in it. When the file has no row group offsets, or one lies
+// outside the file as the manifest sizes it, the first piece reads every
+// row group and the others none (never a row twice or not at all).
+func pieceRowGroups(sp *Split, df format.DataFile) []bool {
+	n := df.NumRowGroups()
+	in := make([]bool, n)
+	off, ok := df.(interface{ RowGroupOffset(int) int64 })
+	size := sp.Files[0].FileSize
+	for i := 0; ok && i < n; i++ {
+		if o := off.RowGroupOffset(i); o < 0 || o >= size {
+			ok = false
+		}
+	}
+	for i := range in {
+		if ok {
+			o := off.RowGroupOffset(i)
+			in[i] = o >= sp.Range.Start && o < sp.Range.End
+		} else {
+			in[i] = sp.Range.Start == 0
+		}
+	}
+	return in
 }

@@ -56,6 +56,13 @@ type Options struct {
 	// filter, range bitmap), as the scan option file-index.read.enabled=false
 	// does; results are the same either way.
 	NoFileIndex bool
+	// SplitFileBytes and SplitFileRows, when > 0, cut a raw Parquet data
+	// file of more than twice either into splits (FileRange) of about that
+	// many bytes or rows, whichever makes more (at most maxPieces), so
+	// that one large file is read by several workers; 0 = one split per
+	// file. Only readers of rows set them (the SQL engine): a split then no
+	// longer holds a whole file.
+	SplitFileBytes, SplitFileRows int64
 	// Schema is the table's latest schema as the caller resolved it for
 	// this query (the catalog's table lookup); nil = resolve it here. The
 	// scan then reads with the schema the query was bound to, and a plan

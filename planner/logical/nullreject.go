@@ -14,6 +14,8 @@ import (
 // of a one-row input: `d_month_seq = (SELECT ...)` (TPC-DS Q6) rejects its
 // NULL, the join becomes inner, and join ordering may join the one row
 // with date_dim first instead of filtering 2.7M joined rows at the top.
+// A correlated scalar subquery's join (Join.Correlated) stays LEFT: its
+// outer side is built and filters the subquery's input.
 func simplifyOuterJoin(j *Join, preds []vec.Expr) exec.JoinType {
 	nl := len(j.Left.Schema())
 	nr := len(j.Right.Schema())
@@ -24,7 +26,7 @@ func simplifyOuterJoin(j *Join, preds []vec.Expr) exec.JoinType {
 	}
 	switch j.Type {
 	case exec.LeftJoin:
-		if rejR {
+		if rejR && !j.Correlated {
 			return exec.InnerJoin
 		}
 	case exec.RightJoin:

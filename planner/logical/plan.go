@@ -162,6 +162,11 @@ type Join struct {
 	// input is the smaller one, so it is built and the right probed (a
 	// right semi/anti hash join); the result is the same.
 	BuildLeft bool
+	// Correlated marks the LEFT join of a decorrelated correlated scalar
+	// subquery: it stays a LEFT join under NULL-rejecting filters
+	// (simplifyOuterJoin), so that its outer side is built and the outer
+	// keys filter the subquery's input before it is aggregated.
+	Correlated bool
 }
 
 func (j *Join) Schema() Schema {

@@ -318,6 +318,7 @@ func (b *binder) scalarSubquery(ec *exprCtx, x *sqlparser.Subquery) (vec.Expr, e
 		if err != nil {
 			return nil, err
 		}
+		ec.rel.node.(*Join).Correlated = true
 		v := ec.rel.node.Schema().Col(off)
 		ev, err := outerCols(sq.empty)
 		if err != nil {
@@ -338,6 +339,7 @@ func (b *binder) scalarSubquery(ec *exprCtx, x *sqlparser.Subquery) (vec.Expr, e
 	if err != nil {
 		return nil, err
 	}
+	ec.rel.node.(*Join).Correlated = true
 	s := ec.rel.node.Schema()
 	v := vec.Expr(s.Col(off))
 	switch {
