@@ -119,7 +119,7 @@ func ShareCTEs(n Node, m *Model) Node {
 		}
 		walk(n)
 		for id, k := range cteRefs(n, false) {
-			if k < 2 || m == nil || estBytes(m, bodies[id]) > maxSharedCTEBytes {
+			if k < 2 || m == nil || estBytes(m, pushedBody(bodies[id])) > maxSharedCTEBytes {
 				drop[id] = true
 			}
 		}
@@ -128,6 +128,23 @@ func ShareCTEs(n Node, m *Model) Node {
 		}
 		n = unwrapCTEs(n, drop)
 	}
+}
+
+// pushedBody is a CTE body with its constants folded and its filters
+// pushed down, as the rules will leave it: estimated as written, a body
+// whose WHERE sits above a join of a fact table (TPC-DS Q22's inventory ⋈
+// date_dim, filtered by month) looks like the whole cross product and was
+// recomputed for each of its five readers.
+func pushedBody(n Node) Node {
+	f, err := FoldConstants(n)
+	if err != nil {
+		return n
+	}
+	p, err := PushFilters(f)
+	if err != nil {
+		return n
+	}
+	return p
 }
 
 // estBytes estimates the bytes of n's result.
