@@ -11,6 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
 )
 
 // ---- one string / binary column --------------------------------------------
@@ -179,6 +181,7 @@ const (
 	ktGenVar32
 	ktGenVar64
 	ktGenNull
+	ktGenNested
 )
 
 type ktCol struct {
@@ -190,7 +193,9 @@ type ktCol struct {
 // column: a validity byte, then for fixed-width types the value's w bytes
 // (zeros when NULL; floats canonicalised), for BOOLEAN one byte, for
 // strings/binaries a 4-byte length and the bytes (nothing when NULL), for
-// the NULL type nothing. Equal keys have equal encodings and vice versa.
+// nested values (lists, maps, structs) a 4-byte length and their
+// vec.AppendNestedKey key (decoded back by Keys), for the NULL type
+// nothing. Equal keys have equal encodings and vice versa.
 // The encodings are hashed with maphash and kept in an arena by id.
 type ktGen struct {
 	types []arrow.DataType
@@ -203,9 +208,10 @@ type ktGen struct {
 }
 
 type ktScratch struct {
-	buf  []byte
-	offs []int
-	pos  []int
+	buf    []byte
+	offs   []int
+	pos    []int
+	nested []nestedKeys // per key column (nested ones only)
 }
 
 var ktScratchPool = sync.Pool{New: func() any { return new(ktScratch) }}
@@ -232,6 +238,12 @@ func newKtGen(types []arrow.DataType) *ktGen {
 			t.cols[i] = ktCol{kind: ktGenVar32}
 		case arrow.LARGE_STRING, arrow.LARGE_BINARY:
 			t.cols[i] = ktCol{kind: ktGenVar64}
+		case arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.MAP, arrow.STRUCT:
+			if err := vec.NestedKeyCheck(dt); err != nil {
+				t.err = err
+				continue
+			}
+			t.cols[i] = ktCol{kind: ktGenNested}
 		default:
 			w, ok := ktFixedWidth(dt)
 			if !ok {
@@ -298,7 +310,7 @@ func (t *ktGen) encode(keys []arrow.Array, gids []int32, sc *ktScratch) error {
 	fixed := 0
 	for _, c := range t.cols {
 		switch c.kind {
-		case ktGenVar32, ktGenVar64, ktGenNull:
+		case ktGenVar32, ktGenVar64, ktGenNull, ktGenNested:
 			fixed++
 		default:
 			fixed += 1 + c.w
@@ -309,7 +321,20 @@ func (t *ktGen) encode(keys []arrow.Array, gids []int32, sc *ktScratch) error {
 	for r := range lens {
 		lens[r] = fixed
 	}
+	if len(sc.nested) < len(t.cols) {
+		sc.nested = make([]nestedKeys, len(t.cols))
+	}
 	for i, c := range t.cols {
+		if c.kind == ktGenNested {
+			nk := &sc.nested[i]
+			nk.encode(keys[i])
+			for r := range lens {
+				if keys[i].IsValid(r) {
+					lens[r] += 4 + nk.offs[r+1] - nk.offs[r]
+				}
+			}
+			continue
+		}
 		if c.kind != ktGenVar32 && c.kind != ktGenVar64 {
 			continue
 		}
@@ -342,6 +367,22 @@ func (t *ktGen) encode(keys []arrow.Array, gids []int32, sc *ktScratch) error {
 			for r := range pos {
 				buf[pos[r]] = 0
 				pos[r]++
+			}
+			continue
+		}
+		if c.kind == ktGenNested {
+			nk := &sc.nested[i]
+			for r := range pos {
+				p := pos[r]
+				if !col.IsValid(r) {
+					buf[p] = 0
+					pos[r] = p + 1
+					continue
+				}
+				k := nk.buf[nk.offs[r]:nk.offs[r+1]]
+				buf[p] = 1
+				binary.LittleEndian.PutUint32(buf[p+1:], uint32(len(k)))
+				pos[r] = p + 5 + copy(buf[p+5:], k)
 			}
 			continue
 		}
@@ -496,7 +537,7 @@ func (t *ktGen) Keys(mem memory.Allocator) ([]arrow.Array, error) {
 	varBytes := make([]int, len(t.cols))
 	hasVar := false
 	for _, c := range t.cols {
-		hasVar = hasVar || c.kind == ktGenVar32 || c.kind == ktGenVar64
+		hasVar = hasVar || c.kind == ktGenVar32 || c.kind == ktGenVar64 || c.kind == ktGenNested
 	}
 	if hasVar {
 		for id := 0; id < n; id++ {
@@ -509,7 +550,7 @@ func (t *ktGen) Keys(mem memory.Allocator) ([]arrow.Array, error) {
 				case ktGenNull:
 				case ktGenBool:
 					p++
-				case ktGenVar32, ktGenVar64:
+				case ktGenVar32, ktGenVar64, ktGenNested:
 					if ok {
 						l := int(binary.LittleEndian.Uint32(key[p:]))
 						varBytes[i] += l
@@ -528,6 +569,7 @@ func (t *ktGen) Keys(mem memory.Allocator) ([]arrow.Array, error) {
 		o64               []int64
 		nulls             int
 		pos               int
+		bld               array.Builder // nested columns
 	}
 	outs := make([]out, len(t.cols))
 	release := func() {
@@ -536,6 +578,9 @@ func (t *ktGen) Keys(mem memory.Allocator) ([]arrow.Array, error) {
 				if b != nil {
 					b.Release()
 				}
+			}
+			if outs[i].bld != nil {
+				outs[i].bld.Release()
 			}
 		}
 	}
@@ -546,6 +591,11 @@ func (t *ktGen) Keys(mem memory.Allocator) ([]arrow.Array, error) {
 		}
 		o := &outs[i]
 		if c.kind == ktGenNull {
+			continue
+		}
+		if c.kind == ktGenNested {
+			o.bld = array.NewBuilder(mem, t.types[i])
+			o.bld.Reserve(n)
 			continue
 		}
 		o.valid = ktBuffer(mem, int(bitutil.BytesForBits(int64(n))))
@@ -574,6 +624,23 @@ func (t *ktGen) Keys(mem memory.Allocator) ([]arrow.Array, error) {
 			ok := key[p] == 1
 			p++
 			if c.kind == ktGenNull {
+				continue
+			}
+			if c.kind == ktGenNested {
+				if !ok {
+					o.bld.AppendNull()
+					continue
+				}
+				l := int(binary.LittleEndian.Uint32(key[p:]))
+				rest, err := vec.DecodeNestedKey(key[p+4:p+4+l], o.bld)
+				if err == nil && len(rest) != 0 {
+					err = fmt.Errorf("exec: %d bytes left after a %s key", len(rest), t.types[i])
+				}
+				if err != nil {
+					release()
+					return nil, err
+				}
+				p += 4 + l
 				continue
 			}
 			if ok {
@@ -609,6 +676,12 @@ func (t *ktGen) Keys(mem memory.Allocator) ([]arrow.Array, error) {
 		o := &outs[i]
 		if c.kind == ktGenNull {
 			res[i] = array.NewNull(n)
+			continue
+		}
+		if c.kind == ktGenNested {
+			res[i] = o.bld.NewArray()
+			o.bld.Release()
+			*o = out{}
 			continue
 		}
 		valid := o.valid
