@@ -6,10 +6,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
 )
 
-// List comparison (=, <>, <, <=, >, >=, IS [NOT] DISTINCT FROM) as DuckDB:
+// List, map and struct comparison (=, <>, <, <=, >, >=, IS [NOT] DISTINCT
+// FROM) as DuckDB:
 // lexicographic over the elements, a list that is a prefix of another
 // sorts first, a NULL element equals a NULL element and sorts after every
 // value, NaN equals NaN and sorts after every number. A NULL list makes
@@ -92,6 +94,37 @@ func listCmp(op cmpOp, x, y operand, out []byte) error {
 			yb = AppendNestedKey(yb[:0], yl, i)
 			yk = yb
 		}
+		if cmpHolds(op, bytes.Compare(xk, yk)) {
+			bitutil.SetBit(out, i)
+		}
+	}
+	return nil
+}
+
+// nestedCmp sets bit i of out when row i of x op y holds (x a STRUCT or
+// MAP array, y one of the same type or a valid constant), comparing their
+// nested keys as listCmp does.
+func nestedCmp(op cmpOp, x, y operand, out []byte) error {
+	ya := y.arr
+	if ya == nil {
+		a, err := scalar.MakeArrayFromScalar(y.s, 1, memory.DefaultAllocator)
+		if err != nil {
+			return err
+		}
+		defer a.Release()
+		ya = a
+	}
+	var xk, yk []byte
+	for i := 0; i < x.arr.Len(); i++ {
+		j := i
+		if y.arr == nil {
+			j = 0
+		}
+		if x.arr.IsNull(i) || ya.IsNull(j) {
+			continue
+		}
+		xk = AppendNestedKey(xk[:0], x.arr, i)
+		yk = AppendNestedKey(yk[:0], ya, j)
 		if cmpHolds(op, bytes.Compare(xk, yk)) {
 			bitutil.SetBit(out, i)
 		}
