@@ -52,3 +52,5 @@ SELECT id, [f] AS l FROM t2 WHERE f = 0 OR f IS NULL OR id < 20 ORDER BY l DESC,
 SELECT id, MIN([k2, i]) OVER (ORDER BY id ROWS BETWEEN 3 PRECEDING AND CURRENT ROW) AS mn, MAX([s]) OVER (PARTITION BY k2 % 3 ORDER BY id) AS mx FROM t4;
 SELECT k2 % 4 AS g, ARG_MAX(id, [k2, i]) AS a, ARG_MIN(id, [s, NULL]) AS b, LIST(id ORDER BY ik DESC, id) AS l, FIRST(id ORDER BY ls NULLS FIRST, id) AS f FROM (SELECT *, [i, k2] AS ik, [s] AS ls FROM t4) AS v GROUP BY g;
 SELECT COUNT(DISTINCT [k2, i]) AS a, COUNT(DISTINCT [s]) AS b FROM t1;
+SELECT k2 % 3 AS g, MIN([i, k2]) AS a, MAX([s, NULL]) AS b, MIN(STRING_SPLIT(s, 'a')) AS c, MAX([i, k2, NULL][1:k2 % 4]) AS d FROM t1 GROUP BY g;
+SELECT MIN([dt]) AS a, MAX([f, NULL]) AS b, MIN([[i], [k2]]) AS c FROM t2;

@@ -247,3 +247,46 @@ func TestNestedKeySpill(t *testing.T) {
 	proj := NewProject(in, []vec.Expr{l, s}, []string{"l", "s"})
 	spillCompareSorted(t, mem, &Distinct{Input: proj}, spillTestBudget, spillFanout/2)
 }
+
+// TestNestedMinMax: MIN/MAX of lists and structs over partitions (merged
+// partial states) are the least/greatest values by the nested key.
+func TestNestedMinMax(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	in := nkTable(mem, 9, 5000, 3)
+	defer aggReleaseValues(in)
+	l, s := aggColumn(in.S, "l"), aggColumn(in.S, "s")
+	want := map[string]string{}
+	for _, name := range []string{"l", "s"} {
+		var lo, hi string
+		var loV, hiV string
+		for _, p := range in.Parts {
+			for _, b := range p {
+				c := b.Column(in.S.FieldIndices(name)[0])
+				for r := 0; r < c.Len(); r++ {
+					if c.IsNull(r) {
+						continue
+					}
+					k := string(vec.AppendNestedKey(nil, c, r))
+					if loV == "" || k < lo {
+						lo, loV = k, jtCell(c, r)
+					}
+					if hiV == "" || k > hi {
+						hi, hiV = k, jtCell(c, r)
+					}
+				}
+			}
+		}
+		want["min "+name], want["max "+name] = loV, hiV
+	}
+	h, err := NewHashAggregate(in, nil, nil, []AggExpr{{Func: "MIN", Args: []vec.Expr{l}}, {Func: "MAX", Args: []vec.Expr{l}},
+		{Func: "MIN", Args: []vec.Expr{s}}, {Func: "MAX", Args: []vec.Expr{s}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := aggRows(t, aggTC(mem, nil), h)
+	exp := strings.Join([]string{want["min l"], want["max l"], want["min s"], want["max s"]}, "|")
+	if len(got) != 1 || got[0] != exp {
+		t.Fatalf("MIN/MAX = %v, want %s", got, exp)
+	}
+}
