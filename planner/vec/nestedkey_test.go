@@ -98,3 +98,39 @@ func TestNestedKeyRoundTrip(t *testing.T) {
 		a.Release()
 	}
 }
+
+// TestNestedKeySliced: the key of row i of a slice is the key of row
+// off+i of the whole array (lists, maps and structs read their offsets).
+func TestNestedKeySliced(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	st := arrow.StructOf(arrow.Field{Name: "a", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		arrow.Field{Name: "l", Type: arrow.ListOf(arrow.BinaryTypes.String), Nullable: true})
+	for _, c := range []struct {
+		dt arrow.DataType
+		js string
+	}{
+		{arrow.ListOf(arrow.PrimitiveTypes.Int64), `[[1],null,[2,null],[],[3,4,5]]`},
+		{arrow.MapOf(arrow.PrimitiveTypes.Int32, arrow.BinaryTypes.String), `[[{"key":1,"value":"a"}],null,[],[{"key":2,"value":null},{"key":3,"value":"c"}],[{"key":4,"value":"d"}]]`},
+		{st, `[{"a":1,"l":["x"]},null,{"a":null,"l":null},{"a":2,"l":["y",null]},{"a":3,"l":[]}]`},
+	} {
+		a, _, err := array.FromJSON(mem, c.dt, strings.NewReader(c.js))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := array.NewSlice(a, 2, 5)
+		for i := 0; i < s.Len(); i++ {
+			if s.IsNull(i) != a.IsNull(i+2) {
+				t.Fatalf("%s: slice validity", c.dt)
+			}
+			if s.IsNull(i) {
+				continue
+			}
+			if got, want := AppendNestedKey(nil, s, i), AppendNestedKey(nil, a, i+2); string(got) != string(want) {
+				t.Errorf("%s row %d of the slice: key %x, want %x", c.dt, i, got, want)
+			}
+		}
+		s.Release()
+		a.Release()
+	}
+}
