@@ -290,3 +290,26 @@ func TestNestedMinMax(t *testing.T) {
 		t.Fatalf("MIN/MAX = %v, want %s", got, exp)
 	}
 }
+
+// TestNestedKeyJoinSpill: hash joins on struct keys (NULL
+// structs match nothing; a struct with NULL fields matches its equal) give
+// the in-memory rows when the build spills.
+func TestNestedKeyJoinSpill(t *testing.T) {
+	mem := spillMem(t)
+	L, R := nkTable(mem, 21, 8000, 2), nkTable(mem, 22, 8000, 2)
+	defer aggReleaseValues(L)
+	defer aggReleaseValues(R)
+	for _, c := range []struct {
+		typ JoinType
+		key string
+	}{{InnerJoin, "s"}, {LeftJoin, "s"}, {AntiJoin, "s"}} {
+		lk, rk := aggColumn(L.S, c.key), aggColumn(R.S, c.key)
+		h, err := NewHashJoin(L, R, c.typ, []vec.Expr{lk}, []vec.Expr{rk}, nil, []bool{false})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(c.typ.String()+" on "+c.key, func(t *testing.T) {
+			spillCompareSorted(t, mem, h, spillTestBudget, 2)
+		})
+	}
+}
