@@ -54,3 +54,7 @@ SELECT k2 % 4 AS g, ARG_MAX(id, [k2, i]) AS a, ARG_MIN(id, [s, NULL]) AS b, LIST
 SELECT COUNT(DISTINCT [k2, i]) AS a, COUNT(DISTINCT [s]) AS b FROM t1;
 SELECT k2 % 3 AS g, MIN([i, k2]) AS a, MAX([s, NULL]) AS b, MIN(STRING_SPLIT(s, 'a')) AS c, MAX([i, k2, NULL][1:k2 % 4]) AS d FROM t1 GROUP BY g;
 SELECT MIN([dt]) AS a, MAX([f, NULL]) AS b, MIN([[i], [k2]]) AS c FROM t2;
+SELECT id, RANK() OVER (ORDER BY [k2, i] DESC) AS r, ROW_NUMBER() OVER (PARTITION BY [k2 % 3, i % 2] ORDER BY [id, 0]) AS rn FROM t4;
+SELECT k2 % 4 AS g, LIST(id ORDER BY [i, k2] DESC, id) AS l, FIRST(id ORDER BY [s] NULLS FIRST, id) AS f FROM t4 GROUP BY g;
+-- ordered
+SELECT id FROM t4 ORDER BY [k2 % 3, i] DESC, id LIMIT 20;
