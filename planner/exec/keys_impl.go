@@ -24,7 +24,7 @@ import (
 //     small-domain GROUP BYs);
 //   - one STRING/BINARY (or LARGE_*) column: keys of at most 8 bytes are
 //     packed into a uint64 (with the length as a tag), longer keys hashed
-//     into a byte table (ktStr, keys_bytes.go);
+//     into a byte table (ktStr, keys_str.go);
 //   - several columns, each fixed-width (not float), BOOLEAN or
 //     STRING/BINARY, whose values pack into 96 bits with a validity
 //     field per column (strings at most k bytes, k chosen at the first
