@@ -286,7 +286,6 @@ SELECT [1, 2] = [1, 2] AS x;
 SELECT [1, 2] < [1, 3] AS a, [1, 2] < [1, 2, 0] AS b, [2] > [1, 5] AS c, [1, NULL] = [1, NULL] AS d, [1, NULL] < [1, 2] AS e, ['a', 'b'] < ['b'] AS f, [[1, 2], [3]] < [[1, 2], [4]] AS g, [1, 2] <> [1] AS h;
 SELECT id, [i, k2] < [0, 10] AS a, [i, k2] = [k2, i] AS b, [s, 'x'] >= ['b', NULL] AS c, [dt] > [DATE '2024-02-01'] AS e, [f, f] <= [0.0::DOUBLE, 1.0::DOUBLE] AS g FROM t4;
 SELECT id FROM t4 WHERE [k2, i] > [20, 0];
--- known: lists do not sort or group (ORDER BY / GROUP BY / DISTINCT on a list)
 SELECT id FROM t4 ORDER BY [id] LIMIT 3;
 -- known: lists of different element types do not unify ([[1], [INTEGER]])
 SELECT [[1, 2], [i]] AS l FROM t4 WHERE id < 3;

@@ -475,6 +475,15 @@ func addComp(s, c *float64, v float64) {
 	*s = t
 }
 
+// compValue is the compensated sum (s, c): s corrected by c, or s itself
+// when infinite or NaN.
+func compValue(s, c float64) float64 {
+	if math.IsInf(s, 0) || math.IsNaN(s) {
+		return s
+	}
+	return s + c
+}
+
 func (a *aggSumFloat) update(args []arrow.Array, mask []byte, gids []int32) error {
 	vals, err := aggFloat64s(args[0], &a.buf)
 	if err != nil {
@@ -514,10 +523,7 @@ func (a *aggSumFloat) finish(mem memory.Allocator) (arrow.Array, error) {
 	out := make([]float64, n)
 	for g, c := range a.cnt {
 		has[g] = c > 0
-		out[g] = a.s[g]
-		if !math.IsInf(out[g], 0) && !math.IsNaN(out[g]) {
-			out[g] += a.c[g]
-		}
+		out[g] = compValue(a.s[g], a.c[g])
 		if a.avg && c > 0 {
 			out[g] /= float64(c)
 		}

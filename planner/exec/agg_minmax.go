@@ -384,5 +384,8 @@ func newMinMax(mode int, t arrow.DataType) (aggAcc, error) {
 	case aggMMNull:
 		return &aggNull{dt: t}, nil
 	}
+	if IsNestedKey(t) {
+		return &aggMinMaxNested{mode: mode, dt: t}, nil
+	}
 	return nil, fmt.Errorf("exec: MIN/MAX of %s is not supported", t)
 }

@@ -145,6 +145,9 @@ func AggResultType(fn string, args []arrow.DataType) (arrow.DataType, bool, erro
 			return nil, false, err
 		}
 		t := args[0]
+		if f != "LAST" && IsNestedKey(t) { // lists, maps, structs (agg_minmax_nested.go)
+			return t, true, nil
+		}
 		if aggMinMaxKind(t) < 0 || (f != "ANY_VALUE" && t.ID() == arrow.FLOAT16) {
 			return bad()
 		}

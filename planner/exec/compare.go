@@ -12,6 +12,7 @@ import (
 
 	"github.com/paimon-flightsql/paimon-flightsql/catalog"
 	"github.com/paimon-flightsql/paimon-flightsql/paimon"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
 )
 
 // Row comparison works on normalized keys: every key row is encoded into a
@@ -31,7 +32,10 @@ import (
 //     sign bit set; -0 is written as +0 and every NaN as one NaN above +Inf;
 //   - strings and binaries: the bytes with 0x00 escaped as 0x00 0xFF, then
 //     the terminator 0x00 0x00 (prefix-free, so later keys cannot interfere);
-//   - fixed-size binaries: the bytes.
+//   - fixed-size binaries: the bytes;
+//   - nested values (lists, maps, structs): vec.AppendNestedKey's key
+//     (prefix-free; the one definition of their order, shared with the
+//     list comparison operators).
 //
 // A NULL of a fixed-width key is the marker plus zero bytes (all NULLs are
 // equal); of a variable-width key, the marker alone.
@@ -62,6 +66,10 @@ type KeyEncoder struct {
 // Orderable reports whether values of t can be sorted and compared.
 func Orderable(t arrow.DataType) bool { return fixedKeyWidth(t) != -2 }
 
+// IsNestedKey reports whether t is a nested type (list, map, struct)
+// whose values can be sorted, grouped and joined on.
+func IsNestedKey(t arrow.DataType) bool { return vec.IsNested(t) && vec.NestedKeyCheck(t) == nil }
+
 // fixedKeyWidth is the encoded value width of t, -1 for variable-width
 // types, -2 for types without an order.
 func fixedKeyWidth(t arrow.DataType) int {
@@ -85,6 +93,9 @@ func fixedKeyWidth(t arrow.DataType) int {
 	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY, arrow.STRING_VIEW, arrow.BINARY_VIEW:
 		return -1
 	}
+	if IsNestedKey(t) {
+		return -1
+	}
 	return -2
 }
 
@@ -97,6 +108,9 @@ func NewKeyEncoder(types []arrow.DataType, orders []SortOrder) (*KeyEncoder, err
 	for i, t := range types {
 		w := fixedKeyWidth(t)
 		if w == -2 {
+			if vec.IsNested(t) {
+				return nil, vec.NestedKeyCheck(t)
+			}
 			return nil, paimon.Errorf(catalog.ErrUnsupported, "cannot order by values of type %s", t)
 		}
 		e.widths[i] = w
@@ -208,7 +222,15 @@ func (e *KeyEncoder) Encode(dst *KeyRows, cols []arrow.Array) error {
 	for i := range cur {
 		cur[i] = fixed
 	}
+	nested := make([]nestedKeys, len(cols))
 	for k, c := range cols {
+		if e.widths[k] < 0 && IsNestedKey(e.types[k]) {
+			nested[k].encode(c)
+			for i := 0; i < n; i++ {
+				cur[i] += 1 + int64(nested[k].offs[i+1]-nested[k].offs[i])
+			}
+			continue
+		}
 		if e.widths[k] < 0 {
 			str := stringGetter(c)
 			for i := 0; i < n; i++ {
@@ -230,6 +252,8 @@ func (e *KeyEncoder) Encode(dst *KeyRows, cols []arrow.Array) error {
 	for k, c := range cols {
 		if e.widths[k] >= 0 {
 			encodeFixed(c, e.orders[k], e.widths[k], dst.Data, 0, 0, cur)
+		} else if nested[k].offs != nil {
+			nested[k].write(c, e.orders[k], dst.Data, cur)
 		} else {
 			encodeVar(c, e.orders[k], dst.Data, cur)
 		}
@@ -430,18 +454,47 @@ func encodeFixed(c arrow.Array, o SortOrder, w int, dst []byte, start, step int6
 
 // float64Key maps a float to an unsigned integer of the same order, with
 // -0 == +0 and every NaN equal and above +Inf.
-func float64Key(v float64) uint64 {
-	if v != v {
-		return 0xFFF8000000000000 // 0x7FF8... with the sign bit set
+func float64Key(v float64) uint64 { return vec.Float64Key(v) }
+
+// nestedKeys holds the keys of the valid rows of a nested column
+// (vec.AppendNestedKey; a NULL row's key is empty): row i's is
+// buf[offs[i]:offs[i+1]].
+type nestedKeys struct {
+	buf  []byte
+	offs []int
+}
+
+func (k *nestedKeys) encode(c arrow.Array) {
+	n := c.Len()
+	k.buf, k.offs = k.buf[:0], append(k.offs[:0], 0)
+	for i := 0; i < n; i++ {
+		if c.IsValid(i) {
+			k.buf = vec.AppendNestedKey(k.buf, c, i)
+		}
+		k.offs = append(k.offs, len(k.buf))
 	}
-	if v == 0 {
-		v = 0
+}
+
+// write writes the marker and key (inverted for DESC) of every row.
+func (k *nestedKeys) write(c arrow.Array, o SortOrder, dst []byte, cur []int64) {
+	nullM, valM := markers(o)
+	for i := range cur {
+		p := cur[i]
+		if c.IsNull(i) {
+			dst[p] = nullM
+			cur[i] = p + 1
+			continue
+		}
+		dst[p] = valM
+		q := p + 1 + int64(copy(dst[p+1:], k.buf[k.offs[i]:k.offs[i+1]]))
+		if o.Desc {
+			b := dst[p+1 : q]
+			for j := range b {
+				b[j] = ^b[j]
+			}
+		}
+		cur[i] = q
 	}
-	b := math.Float64bits(v)
-	if b>>63 != 0 {
-		return ^b
-	}
-	return b | 1<<63
 }
 
 func float32Key(v float32) uint32 {

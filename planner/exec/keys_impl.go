@@ -24,7 +24,7 @@ import (
 //     small-domain GROUP BYs);
 //   - one STRING/BINARY (or LARGE_*) column: keys of at most 8 bytes are
 //     packed into a uint64 (with the length as a tag), longer keys hashed
-//     into a byte table (ktStr, keys_bytes.go);
+//     into a byte table (ktStr, keys_str.go);
 //   - several columns, each fixed-width (not float), BOOLEAN or
 //     STRING/BINARY, whose values pack into 96 bits with a validity
 //     field per column (strings at most k bytes, k chosen at the first
@@ -40,8 +40,10 @@ import (
 //     strings' ids, which pack) when every column is a string or packs,
 //     else into a ktGen;
 //   - anything else (several columns, decimals, fixed-size binary, NULL
-//     type...): each row's key is encoded into bytes column by column and
-//     hashed (ktGen, keys_bytes.go).
+//     type, lists, maps, structs...): each row's key is encoded into bytes
+//     column by column and hashed (ktGen, keys_bytes.go; nested values by
+//     their vec.AppendNestedKey key, so [NULL] = [NULL] while a NULL list,
+//     [NULL] and [] are three keys).
 //
 // Semantics in every shape: NULL is one key value per column; floats
 // compare by value with -0 = +0 and all NaNs equal (Keys returns +0 and
@@ -54,7 +56,8 @@ import (
 // allocate per row.
 //
 // Errors (not panics): key columns whose number, type or length do not
-// match, unsupported types (nested, dictionary, ...), more than 2^31-2
+// match, unsupported types (dictionary, unions, intervals, nested values
+// holding them, ...), more than 2^31-2
 // keys.
 func NewKeyTable(types []arrow.DataType) KeyTable {
 	types = append([]arrow.DataType(nil), types...)

@@ -433,10 +433,10 @@ func TestKeyTableSlicedAndErrors(t *testing.T) {
 			t.Fatal("wrong length accepted")
 		}
 	}
-	// Unsupported type.
-	lt := arrow.ListOf(arrow.PrimitiveTypes.Int32)
+	// Unsupported type (lists of intervals have no key).
+	lt := arrow.ListOf(arrow.FixedWidthTypes.MonthDayNanoInterval)
 	kt := NewKeyTable([]arrow.DataType{lt})
-	lb := array.NewListBuilder(mem, arrow.PrimitiveTypes.Int32)
+	lb := array.NewListBuilder(mem, arrow.FixedWidthTypes.MonthDayNanoInterval)
 	lb.AppendNull()
 	la := lb.NewArray()
 	lb.Release()

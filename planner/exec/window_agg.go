@@ -11,6 +11,28 @@ import (
 // Frames that start at the partition start grow monotonically and are
 // accumulated forward, frames ending at the partition end backward, and
 // sliding frames query a segment tree over the partition (O(log w)).
+//
+// Float sums are compensated (Neumaier, as the grouped SUM/AVG in
+// agg_acc.go): every running sum and every tree node is a compSum, the sum
+// plus the low-order bits its additions lost, and two nodes combine as the
+// grouped aggregate merges partial states. A sliding frame is answered from
+// the tree's nodes, never by removing rows from a running sum, so no error
+// accumulates as the frame moves (DuckDB's segment trees for the same
+// reason); a frame's SUM is the correctly rounded sum in all but
+// pathological cases, whatever the frame shape, the sort direction or the
+// partition's size, and AVG is that sum divided by the count.
+
+// compSum is a compensated float sum.
+type compSum struct{ s, c float64 }
+
+func (k *compSum) add(v float64) { addComp(&k.s, &k.c, v) }
+
+func (k *compSum) merge(o compSum) {
+	addComp(&k.s, &k.c, o.s)
+	k.c += o.c
+}
+
+func (k compSum) value() float64 { return compValue(k.s, k.c) }
 
 func evalFloatSum(tc *TaskCtx, wd *winData, avg bool, fm *frameSet, x arrow.Array, parts func(func(ps, pe int) error) error) (arrow.Array, error) {
 	n := wd.n
@@ -18,14 +40,15 @@ func evalFloatSum(tc *TaskCtx, wd *winData, avg bool, fm *frameSet, x arrow.Arra
 	vals := make([]float64, n)
 	valid := make([]bool, n)
 	kind := frameKindOf(fm)
-	var tree []float64
+	var tree []compSum
 	var rs [][2]int
 	cnt := make([]int64, 0, 1024)
-	emit := func(i int, s float64, c int64) {
+	emit := func(i int, k compSum, c int64) {
 		if c == 0 {
 			return
 		}
 		valid[i] = true
+		s := k.value()
 		if avg {
 			s /= float64(c)
 		}
@@ -35,25 +58,27 @@ func evalFloatSum(tc *TaskCtx, wd *winData, avg bool, fm *frameSet, x arrow.Arra
 		m := pe - ps
 		switch kind {
 		case 1: // [ps, fe) with fe non-decreasing
-			s, c, j := 0.0, int64(0), ps
+			var s compSum
+			c, j := int64(0), ps
 			for i := ps; i < pe; i++ {
 				_, fe := fm.at(i)
 				for ; j < fe; j++ {
 					if x.IsValid(j) {
-						s += get(j)
+						s.add(get(j))
 						c++
 					}
 				}
 				emit(i, s, c)
 			}
 		case -1: // [fs, pe) with fs non-decreasing: walk backwards
-			s, c, j := 0.0, int64(0), pe
+			var s compSum
+			c, j := int64(0), pe
 			for i := pe - 1; i >= ps; i-- {
 				fs, _ := fm.at(i)
 				for j > fs {
 					j--
 					if x.IsValid(j) {
-						s += get(j)
+						s.add(get(j))
 						c++
 					}
 				}
@@ -61,7 +86,7 @@ func evalFloatSum(tc *TaskCtx, wd *winData, avg bool, fm *frameSet, x arrow.Arra
 			}
 		default:
 			if cap(tree) < 2*m {
-				tree = make([]float64, 2*m)
+				tree = make([]compSum, 2*m)
 			}
 			tree = tree[:2*m]
 			cnt = append(cnt[:0], 0)
@@ -70,35 +95,32 @@ func evalFloatSum(tc *TaskCtx, wd *winData, avg bool, fm *frameSet, x arrow.Arra
 				if x.IsValid(ps + j) {
 					v, c = get(ps+j), c+1
 				}
-				tree[m+j] = v
+				tree[m+j] = compSum{s: v}
 				cnt = append(cnt, c)
 			}
 			for j := m - 1; j > 0; j-- {
-				tree[j] = tree[2*j] + tree[2*j+1]
+				tree[j] = tree[2*j]
+				tree[j].merge(tree[2*j+1])
 			}
 			for i := ps; i < pe; i++ {
 				rs = fm.ranges(i, rs)
-				c, sum := int64(0), 0.0
+				c := int64(0)
+				var sum compSum
 				for _, rg := range rs {
 					fs, fe := rg[0], rg[1]
 					c += cnt[fe-ps] - cnt[fs-ps]
 					l, r := fs-ps+m, fe-ps+m
-					sl, sr := 0.0, 0.0
 					for l < r {
 						if l&1 == 1 {
-							sl += tree[l]
+							sum.merge(tree[l])
 							l++
 						}
 						if r&1 == 1 {
 							r--
-							sr = tree[r] + sr
+							sum.merge(tree[r])
 						}
 						l, r = l>>1, r>>1
 					}
-					sum += sl + sr
-				}
-				if c == 0 {
-					continue
 				}
 				emit(i, sum, c)
 			}

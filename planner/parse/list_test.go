@@ -2,6 +2,7 @@ package parse
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/xwb1989/sqlparser"
@@ -44,6 +45,20 @@ func TestListSyntax(t *testing.T) {
 	} {
 		if _, err := Parse(in); !errors.Is(err, kind) {
 			t.Errorf("Parse(%q) = %v, want %v", in, err, kind)
+		}
+	}
+}
+
+// TestListOrderKeys: a list literal's commas do not split the ORDER BY of a
+// window or an aggregate.
+func TestListOrderKeys(t *testing.T) {
+	st, err := Parse(`SELECT rank() OVER (ORDER BY [a, b] DESC, c), list(a ORDER BY [b, 1], a) FROM t`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ob := range []sqlparser.OrderBy{st.Windows[0].OrderBy, st.AggOrders[0].OrderBy} {
+		if len(ob) != 2 || !strings.HasPrefix(sqlparser.String(ob[0].Expr), "list_value(") {
+			t.Errorf("ORDER BY %s, want two keys, a list first", sqlparser.String(ob))
 		}
 	}
 }

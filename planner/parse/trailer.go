@@ -132,7 +132,7 @@ func (p *parser) rwTrailer(e *emitter, lo, hi int) (noCount bool, err error) {
 func (p *parser) rwOrderList(e *emitter, lo, hi int) error {
 	start := lo
 	for i := lo; i <= hi; i++ {
-		if i < hi && isPunct(p.toks[i], "(") {
+		if i < hi && (isPunct(p.toks[i], "(") || isPunct(p.toks[i], "[")) { // a list literal's commas do not split
 			i = int(p.match[i])
 			continue
 		}

@@ -100,6 +100,7 @@ func NewCompare(op string, l, r Expr) (Expr, error) {
 	case isNull(t), t.ID() == arrow.BOOL, IsNumeric(t), isStringLike(t), isBinaryLike(t),
 		t.ID() == arrow.DATE32, isTimestamp(t), isTime(t), t.ID() == arrow.INTERVAL_MONTH_DAY_NANO:
 	case listsComparable(t, r.Type()):
+	case (t.ID() == arrow.STRUCT || t.ID() == arrow.MAP) && arrow.TypeEqual(t, r.Type()) && NestedKeyCheck(t) == nil:
 	default:
 		return nil, unsupportedf("comparison of %s values (in %s %s %s)", TypeName(t), l, op, r)
 	}
@@ -236,6 +237,8 @@ func compareValues(op cmpOp, x, y operand, out []byte) error {
 	case arrow.NULL: // every row is NULL
 	case arrow.LIST:
 		return listCmp(op, x, y, out)
+	case arrow.STRUCT, arrow.MAP:
+		return nestedCmp(op, x, y, out)
 	case arrow.INT8:
 		ordCmp[int8](op, x, y, out)
 	case arrow.INT16:

@@ -2,17 +2,16 @@ package vec
 
 import (
 	"bytes"
-	"cmp"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
-
-	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 )
 
-// List comparison (=, <>, <, <=, >, >=, IS [NOT] DISTINCT FROM) as DuckDB:
+// List, map and struct comparison (=, <>, <, <=, >, >=, IS [NOT] DISTINCT
+// FROM) as DuckDB:
 // lexicographic over the elements, a list that is a prefix of another
 // sorts first, a NULL element equals a NULL element and sorts after every
 // value, NaN equals NaN and sorts after every number. A NULL list makes
@@ -61,14 +60,16 @@ func listsComparable(a, b arrow.DataType) bool {
 }
 
 // listCmp sets bit i of out when row i of x op y holds (x a LIST array, y
-// a LIST array or a valid list constant).
+// a LIST array or a valid list constant). The lists compare by their
+// nested keys (nestedkey.go), the one definition of the order of nested
+// values that sorting and grouping use too.
 func listCmp(op cmpOp, x, y operand, out []byte) error {
 	xl, ok := x.arr.(*array.List)
 	if !ok {
 		return unsupportedf("comparison of %s values", TypeName(x.arr.DataType()))
 	}
 	var yl *array.List
-	var yv arrow.Array // the constant's elements
+	var yk []byte // the constant's key
 	if y.arr != nil {
 		if yl, ok = y.arr.(*array.List); !ok {
 			return unsupportedf("comparison of %s values", TypeName(y.arr.DataType()))
@@ -78,111 +79,55 @@ func listCmp(op cmpOp, x, y operand, out []byte) error {
 		if !ok {
 			return unsupportedf("comparison of %s values", TypeName(y.s.DataType()))
 		}
-		yv = ls.Value
+		yk = appendListKey(nil, ls.Value, 0, int64(ls.Value.Len()))
 	}
-	xv := xl.ListValues()
+	var xk, yb []byte
 	for i := 0; i < xl.Len(); i++ {
 		if xl.IsNull(i) {
 			continue
 		}
-		xs, xe := xl.ValueOffsets(i)
-		var c int
+		xk = AppendNestedKey(xk[:0], xl, i)
 		if yl != nil {
 			if yl.IsNull(i) {
 				continue
 			}
-			ys, ye := yl.ValueOffsets(i)
-			c = cmpRange(xv, int(xs), int(xe), yl.ListValues(), int(ys), int(ye))
-		} else {
-			c = cmpRange(xv, int(xs), int(xe), yv, 0, yv.Len())
+			yb = AppendNestedKey(yb[:0], yl, i)
+			yk = yb
 		}
-		if cmpHolds(op, c) {
+		if cmpHolds(op, bytes.Compare(xk, yk)) {
 			bitutil.SetBit(out, i)
 		}
 	}
 	return nil
 }
 
-// cmpRange compares the elements a[as:ae] with b[bs:be] lexicographically.
-func cmpRange(a arrow.Array, as, ae int, b arrow.Array, bs, be int) int {
-	for as < ae && bs < be {
-		if c := cmpElem(a, as, b, bs); c != 0 {
-			return c
+// nestedCmp sets bit i of out when row i of x op y holds (x a STRUCT or
+// MAP array, y one of the same type or a valid constant), comparing their
+// nested keys as listCmp does.
+func nestedCmp(op cmpOp, x, y operand, out []byte) error {
+	ya := y.arr
+	if ya == nil {
+		a, err := scalar.MakeArrayFromScalar(y.s, 1, memory.DefaultAllocator)
+		if err != nil {
+			return err
 		}
-		as++
-		bs++
+		defer a.Release()
+		ya = a
 	}
-	switch {
-	case as < ae:
-		return 1
-	case bs < be:
-		return -1
+	var xk, yk []byte
+	for i := 0; i < x.arr.Len(); i++ {
+		j := i
+		if y.arr == nil {
+			j = 0
+		}
+		if x.arr.IsNull(i) || ya.IsNull(j) {
+			continue
+		}
+		xk = AppendNestedKey(xk[:0], x.arr, i)
+		yk = AppendNestedKey(yk[:0], ya, j)
+		if cmpHolds(op, bytes.Compare(xk, yk)) {
+			bitutil.SetBit(out, i)
+		}
 	}
-	return 0
-}
-
-// cmpElem compares element i of a with element j of b (NULLs last and
-// equal to each other).
-func cmpElem(a arrow.Array, i int, b arrow.Array, j int) int {
-	// an array of type NULL has no validity bitmap: every element is NULL
-	an := a.DataType().ID() == arrow.NULL || a.IsNull(i)
-	bn := b.DataType().ID() == arrow.NULL || b.IsNull(j)
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	case bn:
-		return -1
-	}
-	if ai, ok := intElem(a); ok {
-		bi, _ := intElem(b)
-		return cmp.Compare(ai(i), bi(j))
-	}
-	switch x := a.(type) {
-	case *array.Float32:
-		return predicate.CompareFloat(float64(x.Value(i)), floatElem(b, j))
-	case *array.Float64:
-		return predicate.CompareFloat(x.Value(i), floatElem(b, j))
-	case *array.Decimal128:
-		return cmpNum(x.Value(i), b.(*array.Decimal128).Value(j))
-	case *array.Boolean:
-		return int(b2b(x.Value(i))) - int(b2b(b.(*array.Boolean).Value(j)))
-	case *array.String:
-		return bytes.Compare([]byte(x.Value(i)), []byte(b.(*array.String).Value(j)))
-	case *array.Binary:
-		return bytes.Compare(x.Value(i), b.(*array.Binary).Value(j))
-	case *array.Date32:
-		return cmp.Compare(int64(x.Value(i)), int64(b.(*array.Date32).Value(j)))
-	case *array.Timestamp:
-		return cmp.Compare(int64(x.Value(i)), int64(b.(*array.Timestamp).Value(j)))
-	case *array.List:
-		y := b.(*array.List)
-		xs, xe := x.ValueOffsets(i)
-		ys, ye := y.ValueOffsets(j)
-		return cmpRange(x.ListValues(), int(xs), int(xe), y.ListValues(), int(ys), int(ye))
-	}
-	return 0 // not reached: listsComparable admits only the types above
-}
-
-// intElem reads a signed integer array as int64 values.
-func intElem(a arrow.Array) (func(int) int64, bool) {
-	switch x := a.(type) {
-	case *array.Int8:
-		return func(i int) int64 { return int64(x.Value(i)) }, true
-	case *array.Int16:
-		return func(i int) int64 { return int64(x.Value(i)) }, true
-	case *array.Int32:
-		return func(i int) int64 { return int64(x.Value(i)) }, true
-	case *array.Int64:
-		return x.Value, true
-	}
-	return nil, false
-}
-
-func floatElem(b arrow.Array, j int) float64 {
-	if y, ok := b.(*array.Float32); ok {
-		return float64(y.Value(j))
-	}
-	return b.(*array.Float64).Value(j)
+	return nil
 }
