@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
 )
 
@@ -180,10 +181,10 @@ func comparer(t arrow.DataType, x, y arrow.Array, n int) (func(i int) int, error
 		return cmpOrdered(fixedN[uint64](x, n), fixedN[uint64](y, n)), nil
 	case arrow.FLOAT32:
 		a, b := fixedN[float32](x, n), fixedN[float32](y, n)
-		return func(i int) int { return cmpFloat(float64(a[i]), float64(b[i])) }, nil
+		return func(i int) int { return predicate.CompareFloat(float64(a[i]), float64(b[i])) }, nil
 	case arrow.FLOAT64:
 		a, b := fixedN[float64](x, n), fixedN[float64](y, n)
-		return func(i int) int { return cmpFloat(a[i], b[i]) }, nil
+		return func(i int) int { return predicate.CompareFloat(a[i], b[i]) }, nil
 	case arrow.DECIMAL128:
 		a, b := fixedN[decimal128.Num](x, n), fixedN[decimal128.Num](y, n)
 		return func(i int) int { return a[i].Cmp(b[i]) }, nil
@@ -230,23 +231,6 @@ func cmpOrdered[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint6
 		}
 		return 0
 	}
-}
-
-func cmpFloat(a, b float64) int {
-	an, bn := math.IsNaN(a), math.IsNaN(b)
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	case bn:
-		return -1
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // NULLIF(a, b): NULL when a = b, else a (a NULL b keeps a).
