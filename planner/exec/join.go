@@ -465,11 +465,11 @@ func (c *joinCore) execute(tc *TaskCtx, p int) (Stream, error) {
 			s.parts = append(s.parts, i)
 		}
 	} else {
-		in, err := c.left.Execute(tc, p)
-		if err != nil {
-			return nil, err
-		}
-		s.left = in
+		// The probe side starts after the build (nextLeft): a scan starts
+		// decoding when executed, and the rows it read before the build
+		// published its runtime filters would pass them (TPC-DS Q32: 14%
+		// of catalog_sales decoded in full before its filter arrived).
+		s.parts = []int{p}
 	}
 	s.sh = c.acquire(tc)
 	return s, nil
