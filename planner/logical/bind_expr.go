@@ -240,6 +240,16 @@ func typeParam(p, other vec.Expr) {
 func (b *binder) comparison(ec *exprCtx, x *sqlparser.ComparisonExpr) (vec.Expr, error) {
 	switch x.Operator {
 	case sqlparser.InStr, sqlparser.NotInStr:
+		if lt, ok := rowOf(x.Left); ok {
+			if sq, ok := x.Right.(*sqlparser.Subquery); ok {
+				return b.rowInSubquery(ec, lt, sq, x.Operator == sqlparser.NotInStr)
+			}
+			list, ok := x.Right.(sqlparser.ValTuple)
+			if !ok {
+				return nil, invalidf("IN needs a list or a subquery, got %s", sqlparser.String(x.Right))
+			}
+			return b.rowInList(ec, lt, list, x.Operator == sqlparser.NotInStr)
+		}
 		if sq, ok := x.Right.(*sqlparser.Subquery); ok {
 			return b.inSubquery(ec, x.Left, sq, x.Operator == sqlparser.NotInStr)
 		}
@@ -265,6 +275,9 @@ func (b *binder) comparison(ec *exprCtx, x *sqlparser.ComparisonExpr) (vec.Expr,
 	}
 	if sub, all, ok := quantifiedOperand(x.Right); ok {
 		return b.quantified(ec, x.Operator, x.Left, sub, all)
+	}
+	if e, ok, err := b.rowComparison(ec, x); ok || err != nil {
+		return e, err
 	}
 	l, err := b.expr(ec, x.Left)
 	if err != nil {
