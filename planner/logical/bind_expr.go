@@ -172,8 +172,12 @@ func (b *binder) expr(ec *exprCtx, e sqlparser.Expr) (vec.Expr, error) {
 		return b.scalarSubquery(ec, x)
 	case *sqlparser.ExistsExpr:
 		return b.existsExpr(ec, x, false)
-	case sqlparser.ValTuple:
-		return nil, invalidf("row value %s is not allowed here", sqlparser.String(x))
+	case sqlparser.ValTuple: // (a, b): a STRUCT, as DuckDB's row(a, b)
+		args, err := b.rowExprs(ec, x)
+		if err != nil {
+			return nil, err
+		}
+		return vec.NewCall("ROW", args)
 	case *sqlparser.Default:
 		return nil, unsupportedf("DEFAULT")
 	case *sqlparser.MatchExpr:
@@ -624,6 +628,27 @@ func (b *binder) funcExpr(ec *exprCtx, x *sqlparser.FuncExpr) (vec.Expr, error) 
 		return vec.StringLiteral(vec.TypeName(args[0].Type())), nil
 	case "grouping":
 		return nil, invalidf("GROUPING() is only allowed with GROUP BY")
+	case parse.MarkMap: // MAP {k: v, ...}: map([k, ...], [v, ...])
+		args, err := b.args(ec, x)
+		if err != nil {
+			return nil, err
+		}
+		if len(args) == 0 {
+			return vec.NewCall("MAP", nil)
+		}
+		var ks, vs []vec.Expr
+		for i := 0; i+1 < len(args); i += 2 {
+			ks, vs = append(ks, args[i]), append(vs, args[i+1])
+		}
+		kl, err := vec.NewCall("LIST_VALUE", ks)
+		if err != nil {
+			return nil, err
+		}
+		vl, err := vec.NewCall("LIST_VALUE", vs)
+		if err != nil {
+			return nil, err
+		}
+		return vec.NewCall("MAP", []vec.Expr{kl, vl})
 	}
 	if _, ok := windowOnly[name]; ok {
 		return nil, invalidf("window function %s needs an OVER clause", strings.ToUpper(name))
