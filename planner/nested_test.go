@@ -26,6 +26,8 @@ func TestNestedValues(t *testing.T) {
 			`[{"key":"a","value":1},{"key":"b","value":2}]|2|NULL|["a","b"]|[1,null]|1|[]|[1]|1|0`},
 		{`SELECT id, m[name], cardinality(m), map_keys(m), element_at(m, 'apple') FROM (SELECT id, name, map([name, 'x'], [qty, id]) AS m FROM orders WHERE name IS NOT NULL) q`,
 			"1|10|2|[\"apple\",\"x\"]|[10]\n2|20|2|[\"banana\",\"x\"]|[]\n4|5|2|[\"cherry\",\"x\"]|[]\n5|8|2|[\"apple\",\"x\"]|[8]\n6|1|2|[\"Durian\",\"x\"]|[]\n7|30|2|[\"banana\",\"x\"]|[]\n8|12|2|[\"apple\",\"x\"]|[12]"},
+		// the map column is filtered for the second AND operand (vec subset)
+		{`SELECT id FROM (SELECT id, name, map([coalesce(name, '')], [qty]) AS m FROM orders) q WHERE name <> 'x' AND m[name] > 9`, "1\n2\n7\n8"},
 		{`SELECT id, map([id], [name])[id], map(NULL, [1]) IS NULL FROM orders WHERE id < 4`, "1|apple|true\n2|banana|true\n3|NULL|true"},
 	} {
 		got := runQuery(t, e, c.sql)

@@ -48,6 +48,7 @@ func TestRowValues(t *testing.T) {
 		{`SELECT (1, 2) IN (1, 2)`, "needs rows of 2 values"},
 		{`SELECT (1, 2) = id FROM orders`, "comparing a row value with id"},
 		{`SELECT (1, (2, 3)) = (1, (2, 3))`, "nested row value"},
+		{`SELECT id FROM orders WHERE (id, qty) < ANY (SELECT id, qty FROM orders)`, "only = ANY"},
 	} {
 		_, err := tryQuery(t, e, c.sql)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -22,6 +22,7 @@ SELECT MAP {'a': 1, 'b': 2} AS m, MAP {'a': 1, 'b': 2}['b'] AS v, MAP {1: 'x', 2
 SELECT id, map([k], [s]) AS m FROM t4 WHERE k IS NOT NULL;
 SELECT id, MAP {'k': k, 'i': i} AS m, map_keys(MAP {'k': k, 'i': i}) AS ks, map_values(MAP {'k': k, 'i': i}) AS vs, cardinality(MAP {'k': k, 'i': i}) AS c FROM t4;
 SELECT id, m['x'] AS x, m['zz'] AS z, map_extract(m, 'x') AS e, element_at(m, 'b') AS f, map_extract_value(m, 'b') AS g FROM (SELECT id, map(['x', 'b'], [i, k]) AS m FROM t4) q;
+SELECT id FROM (SELECT id, k, map(['x', 'b'], [i, k]) AS m FROM t4) q WHERE k > 1 AND m['x'] > 0;
 SELECT id, m[s] AS v FROM (SELECT id, s, MAP {'a': 1, 'b': 2, 'abc': 3} AS m FROM t4) q;
 SELECT cardinality(map([], [])) AS c, map_keys(map([], [])) AS k;
 SELECT map(['a', 'a'], [1, 2]) AS m;
