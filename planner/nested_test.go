@@ -21,6 +21,12 @@ func TestNestedValues(t *testing.T) {
 		{`SELECT o.id, q.x.n, q.x['q'], struct_extract(x, 1), x.Q FROM orders o LEFT JOIN (SELECT id, {'n': name, 'q': qty} AS x FROM orders WHERE id > 5) q ON q.id = o.id`,
 			"1|NULL|NULL|NULL|NULL\n2|NULL|NULL|NULL|NULL\n3|NULL|NULL|NULL|NULL\n4|NULL|NULL|NULL|NULL\n5|NULL|NULL|NULL|NULL\n6|Durian|1|Durian|1\n7|banana|30|banana|30\n8|apple|12|apple|12"},
 		{`SELECT id FROM (SELECT id, struct_pack(qty, name) AS x FROM orders) s WHERE x.qty > 10 AND x.name <> 'x'`, "2\n7\n8"},
+		// struct comparisons (DuckDB 1.5): NULL for a NULL struct, else
+		// field by field with NULL fields as values, nested structs too
+		{`SELECT {'a': 1, 'b': NULL} = {'a': 1, 'b': NULL}, {'a': 1, 'b': NULL} < {'a': 1, 'b': 2}, {'a': 1, 'b': 2} = (1, 2), (1, 3) > {'a': 1, 'b': 2}, {'a': 1} = {'A': 1}, {'a': {'x': NULL}} = {'a': {'x': NULL}}, {'a': {'x': 1}} < {'a': {'x': NULL}}, {'a': 1} IN ({'a': 2}, NULL), {'a': 1} NOT IN ({'a': 2}, {'a': 3})`,
+			"true|false|true|true|true|true|true|NULL|true"},
+		{`SELECT o.id, q.x = {'n': 'apple', 'q': 12}, q.x < {'n': 'banana', 'q': NULL}, q.x <> (NULL, 1) FROM orders o LEFT JOIN (SELECT id, {'n': name, 'q': qty} AS x FROM orders WHERE id > 5) q ON q.id = o.id WHERE o.id > 4`,
+			"5|NULL|NULL|NULL\n6|false|true|true\n7|false|true|true\n8|true|true|true"},
 		// maps
 		{`SELECT map(['a', 'b'], [1, 2]), MAP {'a': 1, 'b': 2}['b'], MAP {1: 'x'}[2], map_keys(MAP {'a': 1, 'b': NULL}), map_values(MAP {'a': 1, 'b': NULL}), cardinality(MAP {'a': 1}), map_extract(MAP {'a': 1}, 'z'), element_at(MAP {'a': 1}, 'a'), map_extract_value(MAP {'a': 1}, 'a'), cardinality(map([], []))`,
 			`[{"key":"a","value":1},{"key":"b","value":2}]|2|NULL|["a","b"]|[1,null]|1|[]|[1]|1|0`},
@@ -50,7 +56,10 @@ func TestNestedValues(t *testing.T) {
 		{`SELECT map(1, 2)`, "want a list"},
 		{`SELECT cardinality([1])`, "want a MAP"},
 		{`SELECT MAP {'a': 1}[[1]]`, "does not convert"},
-		{`SELECT {'a': 1} = {'a': 1}`, "STRUCT"},
+		{`SELECT {'a': 1} = {'b': 1}`, "field names differ"},
+		{`SELECT {'a': 1} = {'a': 1, 'b': 2}`, "1 and 2 fields"},
+		{`SELECT (1, 2) = name FROM orders`, "comparing a row value with name"},
+		{`SELECT {'a': 1} IN ({'a': 1}, 2)`, "IN over STRUCT"},
 		{`SELECT x FROM (SELECT {'n': name} AS x FROM orders) q ORDER BY x`, "cannot order by"},
 		{`SELECT :a`, "named parameters"},
 	} {

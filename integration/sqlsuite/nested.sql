@@ -16,6 +16,14 @@ SELECT {'a': [1, 2], 'b': NULL} AS s;
 SELECT struct_extract({'a': 1}, 'z') AS v;
 SELECT {'a': 1, 'a': 2} AS s;
 
+-- struct comparisons: NULL when a struct is NULL, else field by field
+-- with NULL fields as values
+SELECT id, {'k': k, 'i': i} = {'k': k2, 'i': i} AS eq, {'k': k, 'i': i} <> {'k': 1, 'i': NULL} AS ne, {'k': k, 'i': i} < {'k': 2, 'i': 5} AS lt, {'k': k, 'i': i} >= (k2, 3) AS ge, (k, i) <= {'a': 2, 'b': NULL} AS le FROM t4;
+SELECT t3.id, q.x = {'k': 1, 'i': 2} AS eq, q.x > {'k': 1, 'i': NULL} AS gt, q.x IN ({'k': 1, 'i': 2}, {'k': 2, 'i': NULL}) AS x FROM t3 LEFT JOIN (SELECT id, {'k': k, 'i': i} AS x FROM t4 WHERE id < 30) q ON q.id = t3.id;
+SELECT id FROM t4 WHERE {'k': k, 'n': {'i': i, 's': s}} > {'k': 1, 'n': {'i': 3, 's': 'b'}};
+-- known: structs whose field names differ are refused here; DuckDB answers FALSE
+SELECT {'a': 1} = {'b': 1} AS x;
+
 -- maps
 SELECT map(['a', 'b'], [1, 2]) AS m;
 SELECT MAP {'a': 1, 'b': 2} AS m, MAP {'a': 1, 'b': 2}['b'] AS v, MAP {1: 'x', 2: 'y'}[2] AS w;

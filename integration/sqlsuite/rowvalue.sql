@@ -18,6 +18,10 @@ SELECT id FROM t3 WHERE (k, i, s) IN (SELECT k, i, s FROM t2);
 SELECT COUNT(*) AS c FROM t3 WHERE (k, i) IN (SELECT k, i, s FROM t4);
 SELECT COUNT(*) AS c FROM t3 WHERE (k, i) IN (SELECT k FROM t4);
 
+SELECT id FROM t4 WHERE (k, i) IN (VALUES (1, 2), (2, 3), (3, NULL));
+SELECT id, (k, i) IN (VALUES (1, 2), (2, 3)) AS x, (k, i) NOT IN (VALUES (1, 2), (NULL, 3)) AS y FROM t4;
+SELECT (1, 2) IN (VALUES (1, 2)) AS a, (1, NULL) IN (VALUES (1, 2)) AS b, (2, NULL) IN (VALUES (1, 2)) AS c, (2, NULL) IN ((1, 2)) AS d;
+
 -- EXISTS with a row comparison as its correlation
 SELECT id FROM t3 WHERE EXISTS (SELECT 1 FROM t4 WHERE (t4.k, t4.i) = (t3.k, t3.i));
 SELECT id FROM t3 WHERE NOT EXISTS (SELECT 1 FROM t4 WHERE (t4.k, t4.i) = (t3.k, t3.i));

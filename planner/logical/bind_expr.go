@@ -275,6 +275,9 @@ func (b *binder) comparison(ec *exprCtx, x *sqlparser.ComparisonExpr) (vec.Expr,
 		if len(list) > 0 {
 			typeParam(l, list[0])
 		}
+		if isStruct(l) {
+			return structInList(l, list, x.Operator == sqlparser.NotInStr)
+		}
 		return vec.NewInList(l, list, x.Operator == sqlparser.NotInStr)
 	}
 	if sub, all, ok := quantifiedOperand(x.Right); ok {
@@ -330,6 +333,9 @@ func (b *binder) comparison(ec *exprCtx, x *sqlparser.ComparisonExpr) (vec.Expr,
 	}
 	typeParam(l, r)
 	typeParam(r, l)
+	if isStruct(l) && isStruct(r) {
+		return structCompare(x.Operator, l, r)
+	}
 	return vec.NewCompare(x.Operator, l, r)
 }
 

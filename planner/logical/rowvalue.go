@@ -76,7 +76,31 @@ func (b *binder) rowComparison(ec *exprCtx, x *sqlparser.ComparisonExpr) (vec.Ex
 		if isNullAST(other) {
 			return vec.NullLiteral(arrow.FixedWidthTypes.Boolean), true, nil
 		}
-		return nil, true, unsupportedf("comparing a row value with %s (only with another row value (a, b, ...) or NULL)", sqlparser.String(other))
+		row := lt
+		if !lok {
+			row = rt
+		}
+		rv, err := b.rowExprs(ec, row)
+		if err != nil {
+			return nil, true, err
+		}
+		ov, err := b.expr(ec, other)
+		if err != nil {
+			return nil, true, err
+		}
+		if !isStruct(ov) {
+			return nil, true, unsupportedf("comparing a row value with %s of type %s (only with another row value (a, b, ...), a STRUCT or NULL)", sqlparser.String(other), vec.TypeName(ov.Type()))
+		}
+		rs, err := vec.NewCall("ROW", rv)
+		if err != nil {
+			return nil, true, err
+		}
+		if !lok {
+			e, err := structCompare(x.Operator, ov, rs)
+			return e, true, err
+		}
+		e, err := structCompare(x.Operator, rs, ov)
+		return e, true, err
 	}
 	if len(lt) != len(rt) {
 		return nil, true, invalidf("cannot compare rows of %d and %d values: %s %s %s", len(lt), len(rt), sqlparser.String(x.Left), x.Operator, sqlparser.String(x.Right))
@@ -120,9 +144,7 @@ func rowCompare(op string, l, r []vec.Expr) (vec.Expr, error) {
 func rowEqual(l, r []vec.Expr) (vec.Expr, error) {
 	terms := make([]vec.Expr, len(l))
 	for i := range l {
-		typeParam(l[i], r[i])
-		typeParam(r[i], l[i])
-		c, err := vec.NewCompare("<=>", l[i], r[i])
+		c, err := valueEqual(l[i], r[i])
 		if err != nil {
 			return nil, err
 		}
@@ -140,9 +162,7 @@ func rowEqual(l, r []vec.Expr) (vec.Expr, error) {
 func rowLess(l, r []vec.Expr, orEqual bool) (vec.Expr, error) {
 	var acc vec.Expr
 	for i := len(l) - 1; i >= 0; i-- {
-		typeParam(l[i], r[i])
-		typeParam(r[i], l[i])
-		less, err := nullsLastLess(l[i], r[i])
+		less, err := valueLess(l[i], r[i])
 		if err != nil {
 			return nil, err
 		}
@@ -150,7 +170,7 @@ func rowLess(l, r []vec.Expr, orEqual bool) (vec.Expr, error) {
 			acc = less
 			continue
 		}
-		eq, err := vec.NewCompare("<=>", l[i], r[i])
+		eq, err := valueEqual(l[i], r[i])
 		if err != nil {
 			return nil, err
 		}
