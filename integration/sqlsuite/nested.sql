@@ -11,7 +11,7 @@ SELECT {'a': 1, 'b': 'x'}['b'] AS v, struct_extract({'a': 1, 'b': 'x'}, 'a') AS 
 SELECT id, q.x.k AS k, q.x['s'] AS s, struct_extract(x, 'd') AS d, x.dt AS dt FROM (SELECT id, {'k': k, 's': s, 'd': d, 'dt': dt} AS x FROM t4) q;
 SELECT t3.id, q.x.k AS k, q.x AS x FROM t3 LEFT JOIN (SELECT id, {'k': k, 'i': i} AS x FROM t4 WHERE id < 10) q ON q.id = t3.id;
 SELECT id FROM (SELECT id, {'k': k} AS x FROM t4) q WHERE x.k > 2;
-SELECT {'a': {'b': 1}}['a']['b'] AS v;
+SELECT {'a': {'b': 1}}['a']['b'] AS v, {'a': {'b': 1}}.a.b AS w, {'a': 1, 'b': 'x'}.b AS x;
 SELECT {'a': [1, 2], 'b': NULL} AS s;
 SELECT struct_extract({'a': 1}, 'z') AS v;
 SELECT {'a': 1, 'a': 2} AS s;

@@ -74,8 +74,32 @@ func (p *parser) fieldName(s, e int) (string, bool) {
 	return "", false
 }
 
-// rwStructLiteral rewrites {'k': v, ...} (open is the brace).
-func (p *parser) rwStructLiteral(e *emitter, open int) (int, error) {
+// rwStructLiteral rewrites {'k': v, ...} (open is the brace); a field
+// access {...}.f (also .f.g) after it becomes list_extract(..., 'f').
+func (p *parser) rwStructLiteral(e *emitter, open, hi int) (int, error) {
+	next, err := p.rwStructBody(e, open)
+	if err != nil {
+		return 0, err
+	}
+	first := int(p.chunkOf[open])
+	for {
+		dot := p.nextIn(next, hi)
+		if !p.punct(dot, hi, ".") {
+			return next, nil
+		}
+		f := p.nextIn(dot+1, hi)
+		if f >= hi || (p.toks[f].kind != tIdent && p.toks[f].kind != tDQuote && p.toks[f].kind != tBacktick) {
+			return 0, p.errAt(catalog.ErrInvalid, dot, "expected a field name after '.'")
+		}
+		e.wrapFrom(first, "list_extract(")
+		e.add(p.toks[dot].pos, ", "+sqlString(nameOf(p.toks[f]))+")")
+		// a subscript after the field wraps the whole access
+		p.chunkOf[dot], p.chunkOf[f] = int32(first), int32(first)
+		next = f + 1
+	}
+}
+
+func (p *parser) rwStructBody(e *emitter, open int) (int, error) {
 	close := int(p.match[open])
 	e.add(p.toks[open].pos, MarkStruct+"(")
 	for n, ent := range p.braceEntries(open, close, ":") {

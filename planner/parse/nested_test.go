@@ -13,6 +13,7 @@ func TestNestedSyntax(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{`SELECT {'a': 1, 'b': 'x'}, {}`, "SELECT paimon_struct('a', 1, 'b', 'x'), paimon_struct()"},
 		{`SELECT {a: x + 1, "B c": [1, 2]} FROM t`, "SELECT paimon_struct('a', x + 1, 'B c', list_value(1, 2)) FROM t"},
+		{`SELECT {'a': 1}.a, {'a': {'b': 1}}.a.b + 1, {'a': [1]}.a[1]`, "SELECT list_extract(paimon_struct('a', 1), 'a'), list_extract(list_extract(paimon_struct('a', paimon_struct('b', 1)), 'a'), 'b') + 1, list_extract(list_extract(paimon_struct('a', list_value(1)), 'a'), 1)"},
 		{`SELECT {'a': {'b': 1}}['a']['b']`, "SELECT list_extract(list_extract(paimon_struct('a', paimon_struct('b', 1)), 'a'), 'b')"},
 		{`SELECT struct_pack(a := 1, b := f(x)), STRUCT_PACK(t.x, y) FROM t`, "SELECT paimon_struct('a', 1, 'b', f(x)), paimon_struct('x', t.x, 'y', y) FROM t"},
 		{`SELECT MAP {'a': 1, 2 + 3: [x]}, map {}, MAP {1: 'x'}[1], map(['a'], [1]) FROM t`, "SELECT paimon_map('a', 1, 2 + 3, list_value(x)), paimon_map(), list_extract(paimon_map(1, 'x'), 1), map(list_value('a'), list_value(1)) FROM t"},
@@ -39,6 +40,7 @@ func TestNestedSyntax(t *testing.T) {
 		`SELECT {'a': 1, }`:               catalog.ErrInvalid,
 		`SELECT {1 + 1: 2}`:               catalog.ErrInvalid,
 		`SELECT MAP {'a'}`:                catalog.ErrInvalid,
+		`SELECT {'a': 1}.`:                catalog.ErrInvalid,
 		`SELECT struct_pack(1 + 2)`:       catalog.ErrInvalid,
 		`SELECT struct_pack()`:            catalog.ErrInvalid,
 		`SELECT struct_pack(a := )`:       catalog.ErrInvalid,

@@ -274,7 +274,7 @@ func (p *parser) rwPunct(e *emitter, i, lo, hi int, clause rctx) (int, error) {
 		return end + 1, nil
 	case "{":
 		if p.isStructLiteral(i) {
-			return p.rwStructLiteral(e, i)
+			return p.rwStructLiteral(e, i, hi)
 		}
 		return p.rwODBC(e, i)
 	case "[":
