@@ -31,6 +31,12 @@ func TestRowValues(t *testing.T) {
 		{`SELECT a, b FROM ` + vals + ` t WHERE (a, b) = (1, NULL) OR (a, b) IN ((NULL, 7))`, "1|NULL\nNULL|7"},
 		{`SELECT a, b FROM ` + vals + ` t WHERE (a, b) > (2, NULL) OR (a, b) <= (1, 2)`, "1|2\n3|4\n4|2\nNULL|7\nNULL|NULL"},
 		{`SELECT COUNT(*) FROM orders WHERE (id, qty) IN (SELECT id, qty FROM orders WHERE id < 5)`, "3"},
+		// correlated (DuckDB refuses it): the NULL rule over the rows the
+		// correlation keeps — o's own row (id 3 has a NULL name)
+		{`SELECT id, (id, name) IN (SELECT p.id, p.name FROM orders p WHERE p.id = o.id) FROM orders o`,
+			"1|true\n2|true\n3|NULL\n4|true\n5|true\n6|true\n7|true\n8|true"},
+		{`SELECT id, (id + 1, name) NOT IN (SELECT p.id, p.name FROM orders p WHERE p.name = o.name) FROM orders o`,
+			"1|true\n2|true\n3|true\n4|true\n5|true\n6|true\n7|true\n8|true"},
 		{`SELECT id FROM orders WHERE (id, name) NOT IN (SELECT id + 1, name FROM orders WHERE name IS NOT NULL)`, "1\n2\n4\n5\n6\n7\n8"},
 		// the subquery's (4, NULL) makes every unmatched mark NULL
 		{`SELECT id FROM orders WHERE (id, name) NOT IN (SELECT id + 1, name FROM orders)`, ""},

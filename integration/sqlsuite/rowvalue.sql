@@ -25,6 +25,9 @@ SELECT (1, 2) IN (VALUES (1, 2)) AS a, (1, NULL) IN (VALUES (1, 2)) AS b, (2, NU
 -- EXISTS with a row comparison as its correlation
 SELECT id FROM t3 WHERE EXISTS (SELECT 1 FROM t4 WHERE (t4.k, t4.i) = (t3.k, t3.i));
 SELECT id FROM t3 WHERE NOT EXISTS (SELECT 1 FROM t4 WHERE (t4.k, t4.i) = (t3.k, t3.i));
+SELECT id, EXISTS (SELECT 1 FROM t4 WHERE (t4.k, t4.i) = (t3.k, t3.i) AND t4.id <> t3.id) AS e FROM t3;
+SELECT id, (SELECT COUNT(*) FROM t4 WHERE (t4.k, t4.i) = (t3.k, t3.i)) AS c FROM t3;
+SELECT id, (SELECT MAX(t4.id) FROM t4 WHERE (t4.k, t4.s) < (t3.k, t3.s)) AS m FROM t3;
 
 -- row IN (list)
 SELECT id FROM t4 WHERE (k, i) IN ((1, 2), (2, 3), (3, NULL), (NULL, NULL));
