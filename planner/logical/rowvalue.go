@@ -48,10 +48,7 @@ func isNullAST(e sqlparser.Expr) bool {
 func (b *binder) rowExprs(ec *exprCtx, t sqlparser.ValTuple) ([]vec.Expr, error) {
 	out := make([]vec.Expr, len(t))
 	for i, x := range t {
-		if _, nested := rowOf(x); nested {
-			return nil, unsupportedf("nested row value %s", sqlparser.String(x))
-		}
-		e, err := b.expr(ec, x)
+		e, err := b.expr(ec, x) // a nested row is a STRUCT
 		if err != nil {
 			return nil, err
 		}
