@@ -40,3 +40,4 @@ SELECT id FROM t4 WHERE (k, i, s) > (1, 0, 'b');
 SELECT id, (i, s) = NULL AS n FROM t4 WHERE id < 5;
 SELECT (1, NULL) = (1, NULL) AS a, (1, NULL) < (1, 3) AS b, (NULL, 1) < (2, 1) AS c, (1, 2) <> (1, NULL) AS d, (1, 3) < (1, NULL) AS e, (2, 'a') >= (2, 'a') AS f;
 SELECT COUNT(*) AS c FROM t4 WHERE (k, i) = (1, 2, 3);
+SELECT id, (k, (i, s)) = (k2, (i, 'a')) AS eq, (k, (i, s)) < (2, (i, NULL)) AS lt, (k, (i, s)) IN ((1, (2, 'a')), (k2, (NULL, s))) AS x FROM t4;
