@@ -48,7 +48,12 @@ func TestRowValues(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", c.sql, g, c.want)
 		}
 	}
+	deep := "1"
+	for range 100 {
+		deep = "{'a': " + deep + "}"
+	}
 	for _, c := range []struct{ sql, want string }{
+		{`SELECT ` + deep + ` < ` + deep, "more than 100000 expression nodes"},
 		{`SELECT (1, 2) = (1, 2, 3)`, "cannot compare rows of 2 and 3 values"},
 		{`SELECT (1, 2) IN (SELECT id FROM orders)`, "must return 2 columns, not 1"},
 		{`SELECT (1, 2) IN ((1, 2), (1, 2, 3))`, "got a row of 3"},

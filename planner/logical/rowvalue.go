@@ -111,6 +111,9 @@ func (b *binder) rowComparison(ec *exprCtx, x *sqlparser.ComparisonExpr) (vec.Ex
 		return nil, true, err
 	}
 	e, err := rowCompare(x.Operator, l, r)
+	if err == nil {
+		e, err = checkCompareSize(e)
+	}
 	return e, true, err
 }
 
@@ -253,9 +256,11 @@ func (b *binder) rowInList(ec *exprCtx, lt sqlparser.ValTuple, list sqlparser.Va
 		}
 	}
 	if negate {
-		return vec.NewNot(e)
+		if e, err = vec.NewNot(e); err != nil {
+			return nil, err
+		}
 	}
-	return e, nil
+	return checkCompareSize(e)
 }
 
 // rowInCondition is the AND of l_i = the subquery's column i, over the

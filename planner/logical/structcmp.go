@@ -93,7 +93,11 @@ func structCompare(op string, l, r vec.Expr) (vec.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return vec.NewCase([]vec.Expr{ok}, []vec.Expr{c}, vec.NullLiteral(arrow.FixedWidthTypes.Boolean))
+	e, err := vec.NewCase([]vec.Expr{ok}, []vec.Expr{c}, vec.NullLiteral(arrow.FixedWidthTypes.Boolean))
+	if err != nil {
+		return nil, err
+	}
+	return checkCompareSize(e)
 }
 
 // valueEqual is x = y with NULL as a value (never NULL); nested structs
@@ -201,7 +205,42 @@ func structInList(l vec.Expr, list []vec.Expr, negate bool) (vec.Expr, error) {
 		}
 	}
 	if negate {
-		return vec.NewNot(out)
+		var err error
+		if out, err = vec.NewNot(out); err != nil {
+			return nil, err
+		}
 	}
-	return out, nil
+	return checkCompareSize(out)
+}
+
+// maxCompareNodes bounds the expanded size of a row/STRUCT comparison:
+// a nested struct's value is read by several parts of its comparison, so
+// the tree (as evaluation and rewrites walk it) grows with the product of
+// the nesting levels' widths.
+const maxCompareNodes = 100_000
+
+// checkCompareSize refuses a comparison whose expanded tree is larger than
+// maxCompareNodes (counted over the shared nodes, so in their number).
+func checkCompareSize(e vec.Expr) (vec.Expr, error) {
+	memo := map[vec.Expr]int{}
+	var size func(x vec.Expr) int
+	size = func(x vec.Expr) int {
+		if n, ok := memo[x]; ok {
+			return n
+		}
+		n := 1
+		for _, c := range x.Children() {
+			n += size(c)
+			if n > maxCompareNodes {
+				n = maxCompareNodes + 1
+				break
+			}
+		}
+		memo[x] = n
+		return n
+	}
+	if size(e) > maxCompareNodes {
+		return nil, unsupportedf("comparing these row or STRUCT values needs more than %d expression nodes (nested too deeply or too wide)", maxCompareNodes)
+	}
+	return e, nil
 }
