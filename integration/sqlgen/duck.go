@@ -144,6 +144,23 @@ func SQLValue(v any) Value {
 			elems[i] = SQLValue(e)
 		}
 		return ListV(elems)
+	case map[string]any:
+		names := make([]string, 0, len(x))
+		for k := range x {
+			names = append(names, k)
+		}
+		vals := make([]Value, len(names))
+		for i, k := range names {
+			vals[i] = SQLValue(x[k])
+		}
+		return StructV(names, vals)
+	case duckdb.OrderedMap:
+		ks, vs := x.Keys(), x.Values()
+		keys, vals := make([]Value, len(ks)), make([]Value, len(vs))
+		for i := range ks {
+			keys[i], vals[i] = SQLValue(ks[i]), SQLValue(vs[i])
+		}
+		return MapV(keys, vals)
 	}
 	return StrV(fmt.Sprint(v))
 }

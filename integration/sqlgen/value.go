@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -71,6 +72,31 @@ func ListV(elems []Value) Value {
 		s[i] = e.String()
 	}
 	return StrV("[" + strings.Join(s, ", ") + "]")
+}
+
+// StructV is a STRUCT value: compared by its rendering "{a: v, b: w}" with
+// the fields in name order (DuckDB's driver scans a struct into a Go map).
+func StructV(names []string, vals []Value) Value {
+	idx := make([]int, len(names))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return names[idx[a]] < names[idx[b]] })
+	s := make([]string, len(idx))
+	for k, i := range idx {
+		s[k] = names[i] + ": " + vals[i].String()
+	}
+	return StrV("{" + strings.Join(s, ", ") + "}")
+}
+
+// MapV is a MAP value: compared by its rendering "MAP{k=v, ...}", entries
+// in order.
+func MapV(keys, vals []Value) Value {
+	s := make([]string, len(keys))
+	for i := range keys {
+		s[i] = keys[i].String() + "=" + vals[i].String()
+	}
+	return StrV("MAP{" + strings.Join(s, ", ") + "}")
 }
 
 // IntervalV is an INTERVAL, compared by its fields (months, days,
@@ -377,6 +403,35 @@ func ArrowValue(arr arrow.Array, i int) (Value, error) {
 			return StrV(fmt.Sprintf("%d months %d days %d ns", v.Months, v.Days, v.Nanoseconds)), nil
 		}
 		return IntervalV(v.Months, v.Days, v.Nanoseconds/1000), nil
+	case *array.Struct:
+		st := a.DataType().(*arrow.StructType)
+		names := make([]string, a.NumField())
+		vals := make([]Value, a.NumField())
+		for f := range names {
+			names[f] = st.Field(f).Name
+			v, err := ArrowValue(a.Field(f), i)
+			if err != nil {
+				return Value{}, err
+			}
+			vals[f] = v
+		}
+		return StructV(names, vals), nil
+	case *array.Map:
+		s, e := a.ValueOffsets(i)
+		keys := make([]Value, 0, e-s)
+		vals := make([]Value, 0, e-s)
+		for j := s; j < e; j++ {
+			k, err := ArrowValue(a.Keys(), int(j))
+			if err != nil {
+				return Value{}, err
+			}
+			v, err := ArrowValue(a.Items(), int(j))
+			if err != nil {
+				return Value{}, err
+			}
+			keys, vals = append(keys, k), append(vals, v)
+		}
+		return MapV(keys, vals), nil
 	case *array.List:
 		s, e := a.ValueOffsets(i)
 		elems := make([]Value, 0, e-s)

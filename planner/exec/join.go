@@ -70,6 +70,14 @@ type HashJoin struct {
 	// some pair is TRUE, else NULL if some is NULL, else FALSE), as
 	// NestedLoopJoin's mark: x op ANY (correlated subquery).
 	MarkFilter bool
+	// MarkAnyNull (mark joins over several keys: DuckDB's row value
+	// (a, b) IN (subquery)): an unmatched left row's mark is NULL when the
+	// left row has a NULL key and some right row passes Filter, or some
+	// right row with a NULL key passes Filter, whether or not its other
+	// keys differ — each key is treated as the one key of a plain IN.
+	// Without it a right row must compare NULL on every key pair (SQL's
+	// row comparison).
+	MarkAnyNull bool
 
 	once sync.Once
 	core *joinCore
@@ -102,6 +110,16 @@ func NewMarkFilterJoin(left, right Operator, leftKeys, rightKeys []vec.Expr, fil
 	return h, nil
 }
 
+// NewRowInMarkJoin is a HashJoin of type MarkJoin with MarkAnyNull set:
+// DuckDB's (a, b, ...) IN (subquery), one key per row component.
+func NewRowInMarkJoin(left, right Operator, leftKeys, rightKeys []vec.Expr, filter vec.Expr) (*HashJoin, error) {
+	h := &HashJoin{Left: left, Right: right, Type: MarkJoin, LeftKeys: leftKeys, RightKeys: rightKeys, Filter: filter, MarkAnyNull: true}
+	if _, err := h.prepare(); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
 func (h *HashJoin) prepare() (*joinCore, error) {
 	h.once.Do(func() {
 		h.core, h.err = newJoinCore("HashJoin", h.Left, h.Right, h.Type, h.LeftKeys, h.RightKeys, h.Filter, h.NullSafe, false)
@@ -110,6 +128,13 @@ func (h *HashJoin) prepare() (*joinCore, error) {
 				h.core, h.err = nil, fmt.Errorf("exec: MarkFilter needs a mark join with a filter")
 			} else {
 				h.core.markFilter = true
+			}
+		}
+		if h.err == nil && h.MarkAnyNull {
+			if h.Type != MarkJoin || h.MarkFilter {
+				h.core, h.err = nil, fmt.Errorf("exec: MarkAnyNull needs a mark join on keys")
+			} else {
+				h.core.markAnyNull = true
 			}
 		}
 	})
@@ -175,6 +200,9 @@ func (h *HashJoin) Explain() string {
 		s += " mark filter " + h.Filter.String()
 	} else if h.Filter != nil {
 		s += " filter " + h.Filter.String()
+	}
+	if h.MarkAnyNull {
+		s += " (row IN: a NULL in any key)"
 	}
 	return s
 }
@@ -272,6 +300,7 @@ type joinCore struct {
 	nullSafe            []bool // len(keys)
 	nested              bool
 	markFilter          bool                 // HashJoin.MarkFilter
+	markAnyNull         bool                 // HashJoin.MarkAnyNull
 	slots               []*RuntimeFilterSlot // runtime filters to publish (join_filter.go)
 	// The filter over just the columns it reads (filterCols, joined
 	// indexes), so candidate pairs gather only those before filtering.

@@ -39,7 +39,7 @@ func (s *joinStream) markBatch() (arrow.RecordBatch, error) {
 // them (see HashJoin).
 func (s *joinStream) markNulls(out []bool) error {
 	c, b := s.c, s.b
-	single := len(c.leftKeys) == 1
+	single := len(c.leftKeys) == 1 || c.markAnyNull
 	if c.filter == nil && single {
 		for i := 0; i < s.n; i++ {
 			if s.matched[i] {

@@ -1,7 +1,7 @@
 // Package funcs is the scalar function library of the vectorized engine: it
 // registers, in init functions, the SQL functions that vec.NewCall resolves
 // (strings, FORMAT/PRINTF, regular expressions, numbers, bitwise
-// operators, conditionals, dates and times, lists),
+// operators, conditionals, dates and times, lists, structs and maps),
 // with DuckDB's semantics (names, result types, NULL rules, edge cases).
 // Importing the package for its side effect is enough:
 //
@@ -35,8 +35,10 @@
 // separator gives NULL, NULL values are skipped), COALESCE / IFNULL / NVL
 // (first non-NULL), NULLIF (NULL when equal), IF / IIF (a NULL condition
 // picks the else branch), GREATEST / LEAST (NULLs ignored; NULL only when
-// every argument is NULL), and MOD, whose result is NULL for a zero
-// divisor like DuckDB's.
+// every argument is NULL), MOD, whose result is NULL for a zero
+// divisor like DuckDB's, and the nested-value constructors: STRUCT_PACK
+// and ROW keep NULL fields (the struct is never NULL), MAP_EXTRACT /
+// ELEMENT_AT give [] for an absent key.
 //
 // Dates: DATE is arrow Date32 (days since 1970-01-01), TIMESTAMP is arrow
 // Timestamp of any unit whose zone is "" or "UTC", both read as UTC wall

@@ -163,6 +163,12 @@ func bindListExtract(name string, args []vec.Expr) (*vec.BoundFunc, error) {
 	if isStrT(args[0].Type()) {
 		return nil, unsupportedf("%s over VARCHAR (a string subscript) is not supported; use SUBSTRING", name)
 	}
+	switch {
+	case isStructT(args[0].Type()): // s['k']
+		return bindStructExtract(name, args)
+	case isMapT(args[0].Type()): // m[k]: the value, as DuckDB 1.5
+		return mapExtract(name, args, false)
+	}
 	if err := listArg(name, args); err != nil {
 		return nil, err
 	}

@@ -172,8 +172,12 @@ func (b *binder) expr(ec *exprCtx, e sqlparser.Expr) (vec.Expr, error) {
 		return b.scalarSubquery(ec, x)
 	case *sqlparser.ExistsExpr:
 		return b.existsExpr(ec, x, false)
-	case sqlparser.ValTuple:
-		return nil, invalidf("row value %s is not allowed here", sqlparser.String(x))
+	case sqlparser.ValTuple: // (a, b): a STRUCT, as DuckDB's row(a, b)
+		args, err := b.rowExprs(ec, x)
+		if err != nil {
+			return nil, err
+		}
+		return vec.NewCall("ROW", args)
 	case *sqlparser.Default:
 		return nil, unsupportedf("DEFAULT")
 	case *sqlparser.MatchExpr:
@@ -240,6 +244,16 @@ func typeParam(p, other vec.Expr) {
 func (b *binder) comparison(ec *exprCtx, x *sqlparser.ComparisonExpr) (vec.Expr, error) {
 	switch x.Operator {
 	case sqlparser.InStr, sqlparser.NotInStr:
+		if lt, ok := rowOf(x.Left); ok {
+			if sq, ok := x.Right.(*sqlparser.Subquery); ok {
+				return b.rowInSubquery(ec, lt, sq, x.Operator == sqlparser.NotInStr)
+			}
+			list, ok := x.Right.(sqlparser.ValTuple)
+			if !ok {
+				return nil, invalidf("IN needs a list or a subquery, got %s", sqlparser.String(x.Right))
+			}
+			return b.rowInList(ec, lt, list, x.Operator == sqlparser.NotInStr)
+		}
 		if sq, ok := x.Right.(*sqlparser.Subquery); ok {
 			return b.inSubquery(ec, x.Left, sq, x.Operator == sqlparser.NotInStr)
 		}
@@ -261,10 +275,16 @@ func (b *binder) comparison(ec *exprCtx, x *sqlparser.ComparisonExpr) (vec.Expr,
 		if len(list) > 0 {
 			typeParam(l, list[0])
 		}
+		if isStruct(l) {
+			return structInList(l, list, x.Operator == sqlparser.NotInStr)
+		}
 		return vec.NewInList(l, list, x.Operator == sqlparser.NotInStr)
 	}
 	if sub, all, ok := quantifiedOperand(x.Right); ok {
 		return b.quantified(ec, x.Operator, x.Left, sub, all)
+	}
+	if e, ok, err := b.rowComparison(ec, x); ok || err != nil {
+		return e, err
 	}
 	l, err := b.expr(ec, x.Left)
 	if err != nil {
@@ -313,6 +333,9 @@ func (b *binder) comparison(ec *exprCtx, x *sqlparser.ComparisonExpr) (vec.Expr,
 	}
 	typeParam(l, r)
 	typeParam(r, l)
+	if isStruct(l) && isStruct(r) {
+		return structCompare(x.Operator, l, r)
+	}
 	return vec.NewCompare(x.Operator, l, r)
 }
 
@@ -611,6 +634,27 @@ func (b *binder) funcExpr(ec *exprCtx, x *sqlparser.FuncExpr) (vec.Expr, error) 
 		return vec.StringLiteral(vec.TypeName(args[0].Type())), nil
 	case "grouping":
 		return nil, invalidf("GROUPING() is only allowed with GROUP BY")
+	case parse.MarkMap: // MAP {k: v, ...}: map([k, ...], [v, ...])
+		args, err := b.args(ec, x)
+		if err != nil {
+			return nil, err
+		}
+		if len(args) == 0 {
+			return vec.NewCall("MAP", nil)
+		}
+		var ks, vs []vec.Expr
+		for i := 0; i+1 < len(args); i += 2 {
+			ks, vs = append(ks, args[i]), append(vs, args[i+1])
+		}
+		kl, err := vec.NewCall("LIST_VALUE", ks)
+		if err != nil {
+			return nil, err
+		}
+		vl, err := vec.NewCall("LIST_VALUE", vs)
+		if err != nil {
+			return nil, err
+		}
+		return vec.NewCall("MAP", []vec.Expr{kl, vl})
 	}
 	if _, ok := windowOnly[name]; ok {
 		return nil, invalidf("window function %s needs an OVER clause", strings.ToUpper(name))

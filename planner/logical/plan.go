@@ -158,6 +158,11 @@ type Join struct {
 	// three-valued IN semantics; On then holds the subquery's correlation
 	// (two-valued, like its WHERE).
 	InCond vec.Expr
+	// RowIn: InCond is (a, b, ...) IN (subquery), an AND of one equality
+	// per component, with DuckDB's NULL rule (exec.HashJoin.MarkAnyNull):
+	// unmatched, the mark is NULL when the left row has a NULL component
+	// or some right row has one.
+	RowIn bool
 	// BuildLeft (semi/anti joins only, set by ChooseBuildSides): the left
 	// input is the smaller one, so it is built and the right probed (a
 	// right semi/anti hash join); the result is the same.
@@ -203,6 +208,9 @@ func (j *Join) String() string {
 	s := "Join " + j.Type.String()
 	if j.InCond != nil {
 		s += " in " + j.InCond.String()
+		if j.RowIn {
+			s += " (row)"
+		}
 	}
 	if j.On != nil {
 		s += " on " + j.On.String()

@@ -186,6 +186,9 @@ func (b *binder) quantified(ec *exprCtx, op string, left sqlparser.Expr, sub *sq
 	if ec.rel == nil || ec.rel.node == nil {
 		return nil, unsupportedf("subqueries in %s", ec.what)
 	}
+	if _, isRow := rowOf(left); isRow {
+		return nil, unsupportedf("a row value with %s ANY/ALL (subquery) (only = ANY, which is IN, and <> ALL, which is NOT IN)", op)
+	}
 	if _, one := oneRowAgg(sub.Select); one {
 		// one row y: ANY and ALL are both x op y
 		return b.asScalar(ec, op, left, sub, false)
@@ -214,6 +217,9 @@ func (b *binder) topLevelQuantified(ec *exprCtx, x *sqlparser.ComparisonExpr) (b
 	sub, all, ok := quantifiedOperand(x.Right)
 	if !ok {
 		return false, nil
+	}
+	if _, isRow := rowOf(x.Left); isRow {
+		return false, nil // the generic path refuses it
 	}
 	if _, one := oneRowAgg(sub.Select); one {
 		return false, nil // generic path: a comparison with a scalar subquery

@@ -154,6 +154,17 @@ func (b *binder) column(ec *exprCtx, c *sqlparser.ColName) (vec.Expr, error) {
 		s = s.outer
 		depth++
 	}
+	if qual != "" {
+		// s.f / t.s.f: field f of the STRUCT column s (DuckDB reads a
+		// table first, then a struct column)
+		base := &sqlparser.ColName{Name: sqlparser.NewColIdent(qual), Qualifier: sqlparser.TableName{Name: c.Qualifier.Qualifier}}
+		if e, err := b.column(ec, base); err == nil {
+			if e.Type().ID() != arrow.STRUCT {
+				return nil, invalidf("cannot read field %q of %s: it is %s, not a STRUCT", name, joinQual(c.Qualifier.Qualifier.String(), qual), vec.TypeName(e.Type()))
+			}
+			return vec.NewCall("STRUCT_EXTRACT", []vec.Expr{e, vec.StringLiteral(name)})
+		}
+	}
 	// current_catalog, current_schema, current_user, ... without
 	// parentheses (SQL standard), when no column has that name.
 	if qual == "" {

@@ -216,6 +216,9 @@ func (b *binder) topLevelSubquery(ec *exprCtx, c sqlparser.Expr) (bool, error) {
 		if _, one := oneRowAgg(sub.Select); one || x.Operator == sqlparser.NotInStr {
 			return false, nil // generic path: mark join / comparison
 		}
+		if lt, ok := rowOf(x.Left); ok {
+			return true, b.rowInSemi(ec, lt, sub)
+		}
 		l, err := b.expr(ec, x.Left)
 		if err != nil {
 			return true, err

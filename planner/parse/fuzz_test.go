@@ -25,6 +25,7 @@ func FuzzParse(f *testing.F) {
 		`SELECT DISTINCT ON (a) t.* EXCLUDE (b) REPLACE (c + 1 AS c), STRING_AGG(x, ',' ORDER BY y DESC NULLS FIRST) FILTER (WHERE z) FROM t QUALIFY ROW_NUMBER() OVER w = 1 WINDOW w AS (ORDER BY a)`,
 		`SELECT LISTAGG(x, ';') WITHIN GROUP (ORDER BY x), TRY_CAST(x AS INT), s NOT SIMILAR TO 'a.*', COUNT(DISTINCT (a, b)) FROM t`,
 		`SELECT ~a + b | c & d << 2 >> e || 'x', (a | b) & ~(c), f(x | y, ~z[1]) FROM t WHERE a | b = 3`,
+		`SELECT {'a': {b: [1]}}.a.b[1], struct_pack(x := 1, t.y), MAP {'k': 1}['k'], {fn f(x)} FROM t WHERE (a, b) IN (SELECT 1, 2)`,
 	} {
 		f.Add(s)
 	}

@@ -57,6 +57,7 @@ func lexMode(sql string, plainBackslash bool) ([]token, error) {
 	toks := make([]token, 0, len(sql)/2+8)
 	nparam := 0
 	brackets := 0 // open [ ... ]: a ':' there is a list slice
+	braces := 0   // open { ... }: a ':' there separates a key and a value
 	i := 0
 	for i < len(sql) {
 		c := sql[i]
@@ -134,7 +135,7 @@ func lexMode(sql string, plainBackslash bool) ([]token, error) {
 			toks = append(toks, token{tSpace, " ", start}, token{tIdent, "DIV", start}, token{tSpace, " ", start})
 		default:
 			// multi-character operators stay together
-			for _, op := range []string{"<=>", "->>", "<>", "!=", "<=", ">=", "||", "&&", "::", "<<", ">>", "=>", "->"} {
+			for _, op := range []string{"<=>", "->>", "<>", "!=", "<=", ">=", "||", "&&", "::", ":=", "<<", ">>", "=>", "->"} {
 				if strings.HasPrefix(sql[i:], op) {
 					i += len(op)
 					break
@@ -148,8 +149,12 @@ func lexMode(sql string, plainBackslash bool) ([]token, error) {
 				brackets++
 			case "]":
 				brackets--
+			case "{":
+				braces++
+			case "}":
+				braces--
 			}
-			if sql[start:i] == ":" && brackets <= 0 {
+			if sql[start:i] == ":" && brackets <= 0 && braces <= 0 {
 				return nil, paimon.Errorf(catalog.ErrUnsupported, "named parameters (:name) at position %d are not supported; use ?", start+1)
 			}
 			toks = append(toks, token{tPunct, sql[start:i], start})

@@ -37,7 +37,7 @@ const (
 func reservedName(n string) bool {
 	l := strings.ToLower(n)
 	switch l {
-	case markWindow, markFilter, markAggOrder, markQualify, markDistinctOn, markStarMod, markNullsFirst, markNullsLast, markFullJoin, MarkAny, MarkAll, markBitOr:
+	case markWindow, markFilter, markAggOrder, markQualify, markDistinctOn, markStarMod, markNullsFirst, markNullsLast, markFullJoin, MarkAny, MarkAll, markBitOr, MarkStruct, MarkMap:
 		return true
 	}
 	return strings.HasPrefix(l, markSubquery) || strings.HasPrefix(l, markAlias)
@@ -169,6 +169,14 @@ func (p *parser) rwName(e *emitter, i, lo, hi int, clause *rctx) (int, error) {
 		*clause = ctxNone
 	}
 	switch lw {
+	case "map":
+		if p.punct(nx, hi, "{") {
+			return p.rwMapLiteral(e, i, nx)
+		}
+	case "struct_pack":
+		if p.punct(nx, hi, "(") {
+			return p.rwStructPack(e, i, nx)
+		}
 	case "date", "timestamp", "time":
 		if nx < hi && p.toks[nx].kind == tStr {
 			e.add(t.pos, "paimon_"+lw+"("+sqlString(strValue(p.toks[nx]))+")")
@@ -265,6 +273,9 @@ func (p *parser) rwPunct(e *emitter, i, lo, hi int, clause rctx) (int, error) {
 		e.add(p.toks[end].pos, ")")
 		return end + 1, nil
 	case "{":
+		if p.isStructLiteral(i) {
+			return p.rwStructLiteral(e, i, hi)
+		}
 		return p.rwODBC(e, i)
 	case "[":
 		return p.rwBracket(e, i, lo)

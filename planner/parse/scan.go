@@ -212,6 +212,9 @@ func (p *parser) primaryStartAt(k, lo int) int {
 		}
 	case isPunct(t, "}"):
 		s = int(p.match[k])
+		if b := p.prevIn(s, lo); b >= lo && isWord(p.toks[b], "MAP") {
+			s = b
+		}
 	case isPunct(t, "]"):
 		// a list literal, or a subscript of the primary before it
 		s = int(p.match[k])

@@ -2,6 +2,7 @@ package physical
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -22,6 +23,9 @@ func (p *Planner) join(ctx context.Context, j *logical.Join) (exec.Operator, err
 		return nil, err
 	}
 	nl := len(j.Left.Schema())
+	if j.RowIn {
+		return rowInJoin(l, r, j, nl)
+	}
 	if j.InCond != nil && !hasEquiKey(j.InCond, nl) {
 		return markFilterJoin(l, r, j, nl)
 	}
@@ -252,6 +256,45 @@ func hasEquiKey(e vec.Expr, nl int) bool {
 		}
 	}
 	return false
+}
+
+// rowInJoin lowers (a, b, ...) IN (subquery): every component of InCond
+// is a hash key (a constant component is a left key too), so the mark's
+// NULL rule sees all of them (exec.HashJoin.MarkAnyNull); the
+// correlation (On) is the two-valued filter.
+func rowInJoin(l, r exec.Operator, j *logical.Join, nl int) (exec.Operator, error) {
+	var lk, rk []vec.Expr
+	for _, c := range splitAnd(j.InCond) {
+		cmp, ok := c.(*vec.Compare)
+		if !ok {
+			return nil, fmt.Errorf("physical: row IN: %s is not an equality", c)
+		}
+		a, b, eq := cmp.Equality()
+		if !eq {
+			return nil, fmt.Errorf("physical: row IN: %s is not an equality", c)
+		}
+		if sideOf(a, nl) == 2 {
+			a, b = b, a
+		}
+		if sideOf(a, nl)&2 != 0 || sideOf(b, nl) != 2 {
+			return nil, fmt.Errorf("physical: row IN: %s does not compare a left value with a right column", c)
+		}
+		a, b, err := unifyKeys(a, vec.Shift(b, -nl))
+		if err != nil {
+			return nil, err
+		}
+		lk, rk = append(lk, a), append(rk, b)
+	}
+	var filter vec.Expr
+	if rest := splitAnd(j.On); len(rest) == 1 {
+		filter = rest[0]
+	} else if len(rest) > 1 {
+		var err error
+		if filter, err = vec.NewAnd(rest...); err != nil {
+			return nil, err
+		}
+	}
+	return exec.NewRowInMarkJoin(l, r, lk, rk, filter)
 }
 
 // markFilterJoin lowers a mark join whose InCond has no equality (x op

@@ -71,13 +71,38 @@ func subsetBatch(c *Ctx, b arrow.RecordBatch, sel []byte, k int, need []int) (ar
 			cols[i] = filterBool(c.Mem, col.(*array.Boolean), sel, k)
 			continue
 		}
-		out, err := compute.FilterArray(ctx, b.Column(i), filter, *compute.DefaultFilterOptions())
+		out, err := filterArray(ctx, b.Column(i), filter)
 		if err != nil {
 			return nil, err
 		}
 		cols[i] = out
 	}
 	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(k)), nil
+}
+
+// filterArray is compute.FilterArray, which has no MAP kernel (arrow-go
+// v18.8.0): a MAP is filtered as the LIST of its entries it is laid out as.
+func filterArray(ctx context.Context, a arrow.Array, filter arrow.Array) (arrow.Array, error) {
+	mt, ok := a.DataType().(*arrow.MapType)
+	if !ok {
+		return compute.FilterArray(ctx, a, filter, *compute.DefaultFilterOptions())
+	}
+	l := retype(a, arrow.ListOfField(mt.ElemField()))
+	defer l.Release()
+	out, err := compute.FilterArray(ctx, l, filter, *compute.DefaultFilterOptions())
+	if err != nil {
+		return nil, err
+	}
+	defer out.Release()
+	return retype(out, mt), nil
+}
+
+// retype returns a over the same buffers as type t (same layout).
+func retype(a arrow.Array, t arrow.DataType) arrow.Array {
+	d := a.Data()
+	nd := array.NewData(t, d.Len(), d.Buffers(), d.Children(), d.NullN(), d.Offset())
+	defer nd.Release()
+	return array.MakeFromData(nd)
 }
 
 // filterBool returns the k rows of a whose bit is set in sel (bit 0 is

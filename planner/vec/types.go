@@ -2,6 +2,7 @@ package vec
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
@@ -165,6 +166,16 @@ func TypeName(t arrow.DataType) string {
 		return "INTERVAL"
 	case arrow.LIST, arrow.LARGE_LIST:
 		return TypeName(t.(arrow.ListLikeType).Elem()) + "[]"
+	case arrow.STRUCT:
+		fs := t.(*arrow.StructType).Fields()
+		parts := make([]string, len(fs))
+		for i, f := range fs {
+			parts[i] = f.Name + " " + TypeName(f.Type)
+		}
+		return "STRUCT(" + strings.Join(parts, ", ") + ")"
+	case arrow.MAP:
+		m := t.(*arrow.MapType)
+		return "MAP(" + TypeName(m.KeyType()) + ", " + TypeName(m.ItemType()) + ")"
 	}
 	return t.String()
 }
