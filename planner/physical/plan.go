@@ -156,6 +156,12 @@ func (p *Planner) lower(ctx context.Context, n logical.Node) (exec.Operator, err
 			return nil, err
 		}
 		return &exec.Window{Input: in, PartitionBy: x.PartitionBy, OrderBy: x.OrderBy, Funcs: x.Funcs}, nil
+	case *logical.Unnest:
+		in, err := p.plan(ctx, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return exec.NewUnnest(in, x.Gens), nil
 	case *logical.Sort:
 		in, err := p.plan(ctx, x.Input)
 		if err != nil {

@@ -1,0 +1,118 @@
+package logical
+
+import (
+	"strings"
+
+	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
+	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
+)
+
+// Unnest expands each input row into the rows its generators produce
+// (exec.Unnest): the input's columns, repeated, then one column per
+// generator, zipped to the longest and padded with NULLs. It carries the
+// table functions range / generate_series / unnest in FROM (over a one-row
+// Values, or over the FROM items before them when their arguments read
+// those: a lateral, per-row expansion) and UNNEST in a select list
+// (tablefn.go).
+type Unnest struct {
+	Input Node
+	Gens  []exec.Generator
+	Qual  string // qualifier of the generated columns (a FROM alias; "" in a select list)
+}
+
+func (u *Unnest) Schema() Schema {
+	out := append(Schema{}, u.Input.Schema()...)
+	for _, g := range u.Gens {
+		out = append(out, Field{Qual: u.Qual, Name: g.Name, Type: g.T, Nullable: true})
+	}
+	return out
+}
+func (u *Unnest) Children() []Node { return []Node{u.Input} }
+func (u *Unnest) WithChildren(ch ...Node) Node {
+	cp := *u
+	cp.Input = ch[0]
+	return &cp
+}
+func (u *Unnest) String() string {
+	parts := make([]string, len(u.Gens))
+	for i, g := range u.Gens {
+		parts[i] = g.String()
+	}
+	return "Unnest " + strings.Join(parts, ", ")
+}
+
+// genArgs returns every generator argument, in order.
+func (u *Unnest) genArgs() []vec.Expr {
+	var out []vec.Expr
+	for _, g := range u.Gens {
+		out = append(out, g.Args...)
+	}
+	return out
+}
+
+// withGenArgs returns a copy with the arguments replaced (as genArgs
+// lists them).
+func (u *Unnest) withGenArgs(args []vec.Expr) *Unnest {
+	cp := *u
+	cp.Gens = make([]exec.Generator, len(u.Gens))
+	k := 0
+	for i, g := range u.Gens {
+		g.Args = append([]vec.Expr{}, args[k:k+len(g.Args)]...)
+		k += len(g.Args)
+		cp.Gens[i] = g
+	}
+	return &cp
+}
+
+// pruneUnnest keeps the input columns the parent or the generators read;
+// every generator stays (dropping one could shorten the zipped rows).
+func (pr *pruner) pruneUnnest(x *Unnest, req []bool) (Node, []int, error) {
+	nin := len(x.Input.Schema())
+	inReq := make([]bool, nin)
+	copy(inReq, req[:nin])
+	args := x.genArgs()
+	for _, e := range args {
+		need(inReq, e)
+	}
+	in, im, err := pr.prune(x.Input, inReq)
+	if err != nil {
+		return nil, nil, err
+	}
+	na, err := remapAll(args, im)
+	if err != nil {
+		return nil, nil, err
+	}
+	cp := x.withGenArgs(na)
+	cp.Input = in
+	newIn := len(in.Schema())
+	m := append([]int{}, im...)
+	for i := range x.Gens {
+		m = append(m, newIn+i)
+	}
+	return cp, m, nil
+}
+
+// pushUnnest moves the conjuncts over input columns only below the
+// expansion (they hold for every row one input row yields).
+func pushUnnest(x *Unnest, preds []vec.Expr) (Node, error) {
+	nin := len(x.Input.Schema())
+	var down, keep []vec.Expr
+	for _, p := range preds {
+		ok := !hasUnpushable(p)
+		for _, c := range colsOf(p) {
+			if c >= nin {
+				ok = false
+			}
+		}
+		if ok {
+			down = append(down, p)
+		} else {
+			keep = append(keep, p)
+		}
+	}
+	in, err := push(x.Input, down)
+	if err != nil {
+		return nil, err
+	}
+	return withFilter(x.WithChildren(in), keep)
+}
