@@ -1,0 +1,124 @@
+package funcs
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
+)
+
+// RANGE(stop), RANGE(start, stop[, step]) and GENERATE_SERIES(...) as
+// scalars return the BIGINT list the table functions of the same names
+// produce as rows (DuckDB): stop excluded by RANGE, included by
+// GENERATE_SERIES; start 0 and step 1 by default; NULL when an argument
+// is NULL; a step of 0 (or one going away from stop) gives an empty list.
+// The table functions in FROM stream; a scalar list is built whole, so
+// one batch of results may hold at most maxRangeElems elements.
+func init() {
+	register("RANGE", nil, bindRange)
+	register("GENERATE_SERIES", nil, bindRange)
+}
+
+// maxRangeElems bounds the elements of one batch of scalar range lists
+// (8 bytes each).
+const maxRangeElems = 1 << 24
+
+func bindRange(name string, args []vec.Expr) (*vec.BoundFunc, error) {
+	if len(args) < 1 || len(args) > 3 {
+		return nil, invalidf("%s takes 1 to 3 BIGINT arguments, not %d", name, len(args))
+	}
+	types := make([]arrow.DataType, len(args))
+	for i, a := range args {
+		if t := a.Type(); !vec.IsInteger(t) && t.ID() != arrow.NULL {
+			if t.ID() == arrow.TIMESTAMP || t.ID() == arrow.DATE32 {
+				return nil, unsupportedf("%s over %s as a scalar (use it in FROM)", name, vec.TypeName(t))
+			}
+			return nil, invalidf("%s(%s) is not defined: it takes BIGINT arguments", name, typeNames(argTypesOf(args)))
+		}
+		types[i] = arrow.PrimitiveTypes.Int64
+	}
+	incl := name == "GENERATE_SERIES"
+	ret := listOf(arrow.PrimitiveTypes.Int64)
+	return &vec.BoundFunc{Ret: ret, ArgTypes: types, NullOnNullInput: true, Kernel: func(c *vec.Ctx, as []arrow.Array, n int) (arrow.Array, error) {
+		ints := make([]*array.Int64, len(as))
+		for i, a := range as {
+			ints[i] = a.(*array.Int64)
+		}
+		offs := make([]int32, n+1)
+		has := make([]bool, n)
+		type span struct{ start, step, count int64 }
+		spans := make([]span, n)
+		total := int64(0)
+		for r := range n {
+			null := false
+			for _, a := range ints {
+				null = null || a.IsNull(r)
+			}
+			var start, stop, step int64 = 0, 0, 1
+			switch len(ints) {
+			case 1:
+				stop = ints[0].Value(r)
+			case 2:
+				start, stop = ints[0].Value(r), ints[1].Value(r)
+			default:
+				start, stop, step = ints[0].Value(r), ints[1].Value(r), ints[2].Value(r)
+			}
+			if !null {
+				has[r] = true
+				cnt := rangeCount(start, stop, step, incl)
+				if cnt > maxRangeElems-uint64(total) {
+					return nil, invalidf("%s: the lists of one batch would have more than %d elements (in FROM, %s streams its rows)", name, maxRangeElems, name)
+				}
+				spans[r] = span{start, step, int64(cnt)}
+				total += int64(cnt)
+			}
+			offs[r+1] = int32(total)
+		}
+		b := array.NewInt64Builder(c.Mem)
+		defer b.Release()
+		b.Reserve(int(total))
+		for _, s := range spans {
+			v := s.start
+			for k := int64(0); k < s.count; k++ {
+				b.UnsafeAppend(v)
+				v += s.step // wraps only after the last element
+			}
+		}
+		vals := b.NewArray()
+		defer vals.Release()
+		return listArray(c.Mem, ret, offs, vals, has), nil
+	}}, nil
+}
+
+func argTypesOf(args []vec.Expr) []arrow.DataType {
+	out := make([]arrow.DataType, len(args))
+	for i, a := range args {
+		out[i] = a.Type()
+	}
+	return out
+}
+
+// rangeCount is the number of values start, start+step, ... before stop
+// (through stop when incl), without overflow; 0 for a zero step.
+func rangeCount(start, stop, step int64, incl bool) uint64 {
+	var diff, s uint64
+	switch {
+	case step > 0:
+		if start > stop || start == stop && !incl {
+			return 0
+		}
+		diff, s = uint64(stop)-uint64(start), uint64(step)
+	case step < 0:
+		if start < stop || start == stop && !incl {
+			return 0
+		}
+		diff = uint64(start) - uint64(stop)
+		s = uint64(-(step + 1)) + 1 // |step|, also for math.MinInt64
+	default:
+		return 0
+	}
+	if incl {
+		return diff/s + 1
+	}
+	return diff/s + min(diff%s, 1)
+}
