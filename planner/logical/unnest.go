@@ -1,6 +1,7 @@
 package logical
 
 import (
+	"math"
 	"strings"
 
 	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
@@ -62,6 +63,53 @@ func (u *Unnest) withGenArgs(args []vec.Expr) *Unnest {
 		cp.Gens[i] = g
 	}
 	return &cp
+}
+
+// perRow estimates the rows one input row yields: a range over
+// constant BIGINTs exactly, a list literal its length, anything else 10.
+func (u *Unnest) perRow() float64 {
+	out := 0.0
+	for _, g := range u.Gens {
+		n := 10.0
+		if c, ok := g.Args[0].(*vec.Call); ok && g.Kind == exec.GenUnnest && c.Name == "LIST_VALUE" {
+			n = float64(len(c.Args))
+		}
+		if g.Kind != exec.GenUnnest && len(g.Args) == 3 {
+			var v [3]int64
+			ok := true
+			for i, a := range g.Args {
+				l, isLit := a.(*vec.Literal)
+				if !isLit || !l.Value.IsValid() {
+					ok = false
+					break
+				}
+				v[i], ok = scalarInt(l.Value)
+				if !ok {
+					break
+				}
+			}
+			if ok {
+				n = rangeRows(v[0], v[1], v[2], g.Kind == exec.GenSeries)
+			}
+		}
+		out = max(out, n)
+	}
+	return out
+}
+
+// rangeRows counts start, start+step, ... up to stop (float, no overflow).
+func rangeRows(start, stop, step int64, incl bool) float64 {
+	if step == 0 {
+		return 0
+	}
+	d := (float64(stop) - float64(start)) / float64(step)
+	if d < 0 {
+		return 0
+	}
+	if incl {
+		return math.Floor(d) + 1
+	}
+	return math.Ceil(d)
 }
 
 // pruneUnnest keeps the input columns the parent or the generators read;
