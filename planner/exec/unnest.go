@@ -307,7 +307,7 @@ func (s *unnestStream) fill() (arrow.RecordBatch, error) {
 	n := int(s.cur.NumRows())
 	gens := s.op.Gens
 	var rows []int32
-	vals := make([][]int64, len(gens))  // unnest: value index; ranges: the value
+	vals := make([][]int64, len(gens)) // unnest: value index; ranges: the value
 	valid := make([][]bool, len(gens)) // false: padding NULL
 	for len(rows) < size && s.row < n {
 		if !s.live {
