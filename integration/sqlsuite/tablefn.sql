@@ -59,8 +59,13 @@ SELECT t4.id, g FROM t4 JOIN range(t4.k) AS s(g) ON g > 1 WHERE t4.id < 50;
 SELECT t4.id, g FROM t4 CROSS JOIN range(t4.i, t4.i + 2) AS s(g) WHERE t4.id < 50;
 SELECT k, COUNT(*) AS c FROM t3, range(k) GROUP BY k;
 SELECT t4.id, r FROM t4, range(t4.i, 0, -1) AS x(r) WHERE t4.id < 40;
--- known: LEFT JOIN of a table function reading the left side is refused
 SELECT t4.id, g FROM t4 LEFT JOIN range(t4.k) AS s(g) ON g > 1;
+SELECT t4.id, g FROM t4 LEFT JOIN range(t4.k) AS s(g) ON g > t4.i;
+SELECT t4.id, g FROM t4 LEFT JOIN generate_series(t4.i, 3) AS s(g) ON true WHERE t4.id < 40;
+SELECT t4.id, g FROM t4 LEFT JOIN range(t4.k) AS s(g) ON g > 1 WHERE g IS NULL;
+SELECT t4.id, x FROM t4 LEFT JOIN unnest(CASE WHEN t4.id % 3 = 0 THEN [t4.i, t4.k] WHEN t4.id % 3 = 1 THEN [t4.i, t4.k][3:1] END) AS u(x) ON x IS NOT NULL;
+SELECT COUNT(*) AS c, COUNT(g) AS cg FROM t1 LEFT JOIN range(t1.k) AS s(g) ON g % 5 = 0;
+SELECT t4.id, g FROM t4 RIGHT JOIN range(t4.k) AS s(g) ON g > 1;
 
 -- UNNEST in FROM
 SELECT * FROM unnest([1, 2, 3]);

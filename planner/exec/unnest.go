@@ -65,6 +65,13 @@ type Unnest struct {
 	Input Operator
 	Gens  []Generator
 	S     *arrow.Schema
+	// Outer makes it a LEFT JOIN of each input row with its generated
+	// rows on On (over the output schema; nil = TRUE): generated rows
+	// where On is not TRUE are dropped, and an input row left with none
+	// yields one row with NULL generator columns (FROM t LEFT JOIN
+	// unnest(t.l) ON ...).
+	Outer bool
+	On    vec.Expr
 }
 
 // NewUnnest builds the output schema: the input's fields, then one
@@ -85,7 +92,14 @@ func (u *Unnest) Explain() string {
 	for i, g := range u.Gens {
 		parts[i] = g.String()
 	}
-	return "Unnest " + strings.Join(parts, ", ")
+	out := "Unnest " + strings.Join(parts, ", ")
+	if u.Outer {
+		out += " left"
+		if u.On != nil {
+			out += " on " + u.On.String()
+		}
+	}
+	return out
 }
 
 func (u *Unnest) Execute(tc *TaskCtx, p int) (Stream, error) {
@@ -126,8 +140,11 @@ type unnestStream struct {
 	op   *Unnest
 	cur  arrow.RecordBatch // input batch being expanded (nil: fetch one)
 	args [][]arrow.Array   // each generator's arguments over cur
-	row  int               // the input row being expanded (-1: none started)
+	row  int               // the input row being expanded
 	live bool              // row's generators are initialised
+	// matched (Outer): a candidate of the live row passed On in an
+	// earlier output batch
+	matched bool
 	st   []genState
 	eof  bool
 }
@@ -300,13 +317,31 @@ func (s *unnestStream) Next() (arrow.RecordBatch, error) {
 // fill builds the next output batch from the current input batch; nil
 // when the batch is exhausted without producing a row.
 func (s *unnestStream) fill() (arrow.RecordBatch, error) {
+	n := int(s.cur.NumRows())
+	for {
+		out, err := s.fillOnce(n)
+		if err != nil || out != nil || s.row >= n {
+			return out, err
+		}
+		// Outer: every candidate of this round failed ON; go on
+	}
+}
+
+// fillOnce expands rows of the current input batch into at most
+// BatchSize candidate rows and returns them (Outer: those passing On, and
+// a NULL-padded row for each input row that ended with none); nil when
+// there are none.
+func (s *unnestStream) fillOnce(n int) (arrow.RecordBatch, error) {
 	size := s.tc.BatchSize
 	if size <= 0 {
 		size = 4096
 	}
-	n := int(s.cur.NumRows())
 	gens := s.op.Gens
-	var rows []int32
+	carryRow, carry := -1, false // the row live from an earlier round, matched there
+	if s.live {
+		carryRow, carry = s.row, s.matched
+	}
+	var rows, ended []int32
 	vals := make([][]int64, len(gens)) // unnest: value index; ranges: the value
 	valid := make([][]bool, len(gens)) // false: padding NULL
 	for len(rows) < size && s.row < n {
@@ -321,6 +356,7 @@ func (s *unnestStream) fill() (arrow.RecordBatch, error) {
 			any = any || !s.st[i].done
 		}
 		if !any {
+			ended = append(ended, int32(s.row))
 			s.row++
 			s.live = false
 			continue
@@ -344,14 +380,92 @@ func (s *unnestStream) fill() (arrow.RecordBatch, error) {
 			st.advance()
 		}
 	}
-	if s.row >= n && len(rows) == 0 {
-		return nil, nil
-	}
 	if s.row >= n {
 		// the input batch is used up: the next call loads another
 		defer s.releaseCur()
 	}
-	return s.build(rows, vals, valid)
+	if !s.op.Outer {
+		if len(rows) == 0 {
+			return nil, nil
+		}
+		return s.build(rows, vals, valid)
+	}
+	if len(rows) == 0 && len(ended) == 0 {
+		return nil, nil
+	}
+	return s.outer(rows, vals, valid, ended, carryRow, carry)
+}
+
+// outer keeps the candidates passing On and adds a NULL-padded row for
+// each ended input row none of whose candidates passed.
+func (s *unnestStream) outer(rows []int32, vals [][]int64, valid [][]bool, ended []int32, carryRow int, carry bool) (arrow.RecordBatch, error) {
+	cand, err := s.build(rows, vals, valid)
+	if err != nil {
+		return nil, err
+	}
+	defer cand.Release()
+	var keep []int32 // candidate indexes, -1 for a NULL-padded row
+	var keepRows []int32
+	matched := map[int32]bool{}
+	if len(rows) > 0 && s.op.On != nil {
+		m, err := s.op.On.Eval(s.ec, cand)
+		if err != nil {
+			return nil, err
+		}
+		mask, ok := m.(*array.Boolean)
+		if !ok {
+			m.Release()
+			return nil, fmt.Errorf("exec: ON %s is %s, not BOOLEAN", s.op.On, m.DataType())
+		}
+		for i := range rows {
+			if mask.IsValid(i) && mask.Value(i) {
+				keep, keepRows = append(keep, int32(i)), append(keepRows, rows[i])
+				matched[rows[i]] = true
+			}
+		}
+		m.Release()
+	} else {
+		for i := range rows {
+			keep, keepRows = append(keep, int32(i)), append(keepRows, rows[i])
+			matched[rows[i]] = true
+		}
+	}
+	for _, r := range ended {
+		if !matched[r] && !(int(r) == carryRow && carry) {
+			keep, keepRows = append(keep, -1), append(keepRows, r)
+		}
+	}
+	if s.live {
+		s.matched = matched[int32(s.row)] || s.row == carryRow && carry
+	} else {
+		s.matched = false
+	}
+	if len(keep) == 0 {
+		return nil, nil
+	}
+	cctx := compute.WithAllocator(s.tc.Ctx, s.tc.Mem)
+	nin := int(s.cur.NumCols())
+	cols := make([]arrow.Array, 0, len(s.op.S.Fields()))
+	for c := 0; c < len(s.op.S.Fields()); c++ {
+		var a arrow.Array
+		if c < nin {
+			a, err = joinTake(cctx, s.tc, s.cur.Column(c), keepRows)
+		} else {
+			a, err = joinTake(cctx, s.tc, cand.Column(c), keep)
+		}
+		if err != nil {
+			for _, x := range cols {
+				x.Release()
+			}
+			return nil, err
+		}
+		cols = append(cols, a)
+	}
+	out := array.NewRecordBatch(s.op.S, cols, int64(len(keep)))
+	for _, c := range cols {
+		c.Release()
+	}
+	return out, nil
 }
 
 func (s *unnestStream) build(rows []int32, vals [][]int64, valid [][]bool) (arrow.RecordBatch, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -249,5 +250,68 @@ func TestUnnestTimestampRange(t *testing.T) {
 	}
 	if _, err := run(GenRange, "2024-01-01", "2024-02-01", ival(1, -1, 0)); !errors.Is(err, catalog.ErrUnsupported) {
 		t.Errorf("mixed interval: %v", err)
+	}
+}
+
+// TestUnnestOuterAcrossBatches: LEFT JOIN semantics when one input row's
+// candidates span several output batches (the match may be in any of
+// them) and for rows without candidates.
+func TestUnnestOuterAcrossBatches(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	// id, l: the range is 0..id-1; ON keeps value = id - 1 (the last) for
+	// odd ids and value = 0 for ids divisible by 4; others match nothing.
+	b := listBatch(mem, []int64{0, 1, 2, 3, 4, 5, 6}, make([][]int64, 7), []bool{true, true, true, true, true, true, true})
+	defer b.Release()
+	in := NewValues(b.Schema(), b)
+	idcol := &vec.Column{Index: 0, Name: "id", T: arrow.PrimitiveTypes.Int64}
+	r := &vec.Column{Index: 2, Name: "r", T: arrow.PrimitiveTypes.Int64, Null: true}
+	mk := func(op string, l, r vec.Expr) vec.Expr {
+		e, err := vec.NewCompare(op, l, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	arith := func(op string, l, r vec.Expr) vec.Expr {
+		e, err := vec.NewArith(op, l, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	odd := mk("=", arith("%", idcol, i64(2)), i64(1))
+	last := mk("=", r, arith("-", idcol, i64(1)))
+	four := mk("=", arith("%", idcol, i64(4)), i64(0))
+	first := mk("=", r, i64(0))
+	a1, err := vec.NewAnd(odd, last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a2, err := vec.NewAnd(four, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	on, err := vec.NewOr(a1, a2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := NewUnnest(in, []Generator{{Kind: GenRange, Args: []vec.Expr{i64(0), idcol, i64(1)}, Name: "r", T: arrow.PrimitiveTypes.Int64}})
+	op.Outer, op.On = true, on
+	for _, size := range []int{1, 2, 3, 100} {
+		tc := NewTaskCtx(context.Background(), mem, nil, nil)
+		tc.BatchSize = size
+		bs, err := Collect(tc, op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := renderUnnest(bs) // a join's order is unspecified
+		slices.Sort(rows)
+		got := strings.Join(rows, ",")
+		releaseAll(bs)
+		want := "0|NULL|NULL,1|NULL|0,2|NULL|NULL,3|NULL|2,4|NULL|0,5|NULL|4,6|NULL|NULL"
+		if got != want {
+			t.Errorf("batch size %d: got %s, want %s", size, got, want)
+		}
 	}
 }

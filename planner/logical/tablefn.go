@@ -81,7 +81,7 @@ func (b *binder) tableFuncJoin(left *fromItem, x *sqlparser.AliasedTableExpr) (*
 // tableFuncRight binds `left JOIN f(args) ...` when the right side is a
 // table function; ok=false leaves the join to the general path (which
 // binds f on its own).
-func (b *binder) tableFuncRight(left *fromItem, x *sqlparser.JoinTableExpr, outer *scope) (*fromItem, bool, error) {
+func (b *binder) tableFuncRight(l *fromItem, x *sqlparser.JoinTableExpr, outer *scope) (*fromItem, bool, error) {
 	at, ok := b.tableFnItem(x.RightExpr)
 	if !ok {
 		return nil, false, nil
@@ -89,14 +89,20 @@ func (b *binder) tableFuncRight(left *fromItem, x *sqlparser.JoinTableExpr, oute
 	if _, err := b.tableFunc(nil, at); err == nil {
 		return nil, false, nil
 	}
-	if (x.Join != sqlparser.JoinStr && x.Join != sqlparser.StraightJoinStr) || len(x.Condition.Using) > 0 {
-		return nil, true, unsupportedf("%s of table function %s reading the left side (only a FROM list, CROSS JOIN or INNER JOIN ... ON expands per row)", strings.ToUpper(x.Join), at.As.String())
+	isLeft := x.Join == sqlparser.LeftJoinStr
+	if (x.Join != sqlparser.JoinStr && x.Join != sqlparser.StraightJoinStr && !isLeft) || len(x.Condition.Using) > 0 {
+		return nil, true, unsupportedf("%s of table function %s reading the left side (only a FROM list, CROSS JOIN, [LEFT] JOIN ... ON expand per row)", strings.ToUpper(x.Join), at.As.String())
 	}
-	it, err := b.tableFunc(left, at)
+	it, err := b.tableFunc(l, at)
 	if err != nil {
 		return nil, true, err
 	}
 	if x.Condition.On == nil {
+		if isLeft {
+			un := *it.node.(*Unnest)
+			un.Outer = true
+			return &fromItem{node: &un, using: it.using}, true, nil
+		}
 		return it, true, nil
 	}
 	sc := &scope{fields: it.node.Schema(), outer: outer, using: it.using}
@@ -106,6 +112,11 @@ func (b *binder) tableFuncRight(left *fromItem, x *sqlparser.JoinTableExpr, oute
 	}
 	if err := wantBool(on, "ON"); err != nil {
 		return nil, true, err
+	}
+	if isLeft {
+		un := *it.node.(*Unnest)
+		un.Outer, un.On = true, on
+		return &fromItem{node: &un, using: it.using}, true, nil
 	}
 	return &fromItem{node: &Filter{Input: it.node, Pred: on}, using: it.using}, true, nil
 }

@@ -19,6 +19,10 @@ type Unnest struct {
 	Input Node
 	Gens  []exec.Generator
 	Qual  string // qualifier of the generated columns (a FROM alias; "" in a select list)
+	// Outer, On: `L LEFT JOIN f(args reading L) ON On` (exec.Unnest.Outer);
+	// On is over this node's output.
+	Outer bool
+	On    vec.Expr
 }
 
 func (u *Unnest) Schema() Schema {
@@ -39,20 +43,30 @@ func (u *Unnest) String() string {
 	for i, g := range u.Gens {
 		parts[i] = g.String()
 	}
-	return "Unnest " + strings.Join(parts, ", ")
+	out := "Unnest " + strings.Join(parts, ", ")
+	if u.Outer {
+		out += " left"
+		if u.On != nil {
+			out += " on " + u.On.String()
+		}
+	}
+	return out
 }
 
-// genArgs returns every generator argument, in order.
+// genArgs returns every generator argument, in order, then On (if any).
 func (u *Unnest) genArgs() []vec.Expr {
 	var out []vec.Expr
 	for _, g := range u.Gens {
 		out = append(out, g.Args...)
 	}
+	if u.On != nil {
+		out = append(out, u.On)
+	}
 	return out
 }
 
-// withGenArgs returns a copy with the arguments replaced (as genArgs
-// lists them).
+// withGenArgs returns a copy with the arguments (and On) replaced, as
+// genArgs lists them.
 func (u *Unnest) withGenArgs(args []vec.Expr) *Unnest {
 	cp := *u
 	cp.Gens = make([]exec.Generator, len(u.Gens))
@@ -61,6 +75,9 @@ func (u *Unnest) withGenArgs(args []vec.Expr) *Unnest {
 		g.Args = append([]vec.Expr{}, args[k:k+len(g.Args)]...)
 		k += len(g.Args)
 		cp.Gens[i] = g
+	}
+	if u.On != nil {
+		cp.On = args[k]
 	}
 	return &cp
 }
@@ -120,23 +137,28 @@ func (pr *pruner) pruneUnnest(x *Unnest, req []bool) (Node, []int, error) {
 	copy(inReq, req[:nin])
 	args := x.genArgs()
 	for _, e := range args {
-		need(inReq, e)
+		// On reads generated columns too: those are always kept
+		for _, c := range colsOf(e) {
+			if c < nin {
+				inReq[c] = true
+			}
+		}
 	}
 	in, im, err := pr.prune(x.Input, inReq)
 	if err != nil {
 		return nil, nil, err
 	}
-	na, err := remapAll(args, im)
-	if err != nil {
-		return nil, nil, err
-	}
-	cp := x.withGenArgs(na)
-	cp.Input = in
 	newIn := len(in.Schema())
 	m := append([]int{}, im...)
 	for i := range x.Gens {
 		m = append(m, newIn+i)
 	}
+	na, err := remapAll(args, m)
+	if err != nil {
+		return nil, nil, err
+	}
+	cp := x.withGenArgs(na)
+	cp.Input = in
 	return cp, m, nil
 }
 

@@ -161,7 +161,9 @@ func (p *Planner) lower(ctx context.Context, n logical.Node) (exec.Operator, err
 		if err != nil {
 			return nil, err
 		}
-		return exec.NewUnnest(in, x.Gens), nil
+		u := exec.NewUnnest(in, x.Gens)
+		u.Outer, u.On = x.Outer, x.On
+		return u, nil
 	case *logical.Sort:
 		in, err := p.plan(ctx, x.Input)
 		if err != nil {
