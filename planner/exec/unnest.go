@@ -145,8 +145,8 @@ type unnestStream struct {
 	// matched (Outer): a candidate of the live row passed On in an
 	// earlier output batch
 	matched bool
-	st   []genState
-	eof  bool
+	st      []genState
+	eof     bool
 }
 
 func (s *unnestStream) releaseCur() {
