@@ -67,6 +67,19 @@ SELECT t4.id, x FROM t4 LEFT JOIN unnest(CASE WHEN t4.id % 3 = 0 THEN [t4.i, t4.
 SELECT COUNT(*) AS c, COUNT(g) AS cg FROM t1 LEFT JOIN range(t1.k) AS s(g) ON g % 5 = 0;
 SELECT t4.id, g FROM t4 RIGHT JOIN range(t4.k) AS s(g) ON g > 1;
 
+-- table functions in subqueries (correlated ones expand per outer row)
+SELECT id, (SELECT SUM(x) FROM unnest([t4.i, t4.k2]) AS u(x)) AS s FROM t4 WHERE id < 40;
+SELECT id, (SELECT COUNT(*) FROM range(t4.k) r) AS c FROM t4 WHERE id < 40;
+SELECT id FROM t4 WHERE EXISTS (SELECT 1 FROM unnest([t4.i, t4.k2]) AS u(x) WHERE x > 50);
+SELECT id FROM t4 WHERE i IN (SELECT * FROM range(10));
+SELECT range FROM range(5) WHERE range IN (SELECT unnest([1, 3, 7]));
+SELECT * FROM range(3) r, LATERAL (SELECT r.range + 1 AS y) s;
+WITH x AS (SELECT * FROM range(4)) SELECT a.range AS p, b.range AS q FROM x a, x b WHERE a.range < b.range;
+SELECT * FROM range(2) UNION ALL SELECT * FROM generate_series(5, 6);
+SELECT * FROM range((SELECT 3));
+SELECT * FROM generate_series((SELECT MIN(k) FROM t3), (SELECT MIN(k) FROM t3) + 3) AS g(v);
+SELECT * FROM range((SELECT k FROM t3));
+
 -- UNNEST in FROM
 SELECT * FROM unnest([1, 2, 3]);
 SELECT * FROM unnest([1, 2, 3]) u;

@@ -379,7 +379,7 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 	}
 	nOut := len(exprs)
 	post.unn = nil
-	if len(unn.gens) > 0 && (sq != nil || extras != nil) {
+	if len(unn.gens) > 0 && (extras != nil || sq != nil && (len(corrPreds) > 0 || len(extra) > 0 || len(outerCols) > 0 || early != nil)) {
 		return nil, unsupportedf("UNNEST in the select list of a correlated subquery or with QUALIFY / DISTINCT ON")
 	}
 

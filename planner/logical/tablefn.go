@@ -37,6 +37,13 @@ func (b *binder) tableFnItem(te sqlparser.TableExpr) (*sqlparser.AliasedTableExp
 // tableFunc binds the table function x over left (nil: a one-row
 // relation): its arguments read left's columns.
 func (b *binder) tableFunc(left *fromItem, x *sqlparser.AliasedTableExpr) (*fromItem, error) {
+	return b.tableFuncNamed(left, nil, x)
+}
+
+// tableFuncNamed is tableFunc with names (when not nil) naming left's
+// first columns for name resolution (deepcorr.go: D's columns carry the
+// names of the outer columns they hold).
+func (b *binder) tableFuncNamed(left *fromItem, names Schema, x *sqlparser.AliasedTableExpr) (*fromItem, error) {
 	name := b.stmt.TableFuncs[x]
 	args, err := parse.TableFuncArgs(x)
 	if err != nil {
@@ -47,14 +54,28 @@ func (b *binder) tableFunc(left *fromItem, x *sqlparser.AliasedTableExpr) (*from
 	var using map[string]int
 	if left != nil {
 		in, using = left.node, left.using
-		sc = &scope{fields: in.Schema(), using: using, tables: relNames(in)}
+		fields := in.Schema()
+		if names != nil {
+			fields = append(append(Schema{}, names...), fields[len(names):]...)
+		}
+		sc = &scope{fields: fields, using: using, tables: relNames(in)}
 	}
 	ec := &exprCtx{sc: sc, what: "the arguments of " + name}
+	var rel *relation
+	if left == nil {
+		// uncorrelated subqueries in the arguments join the one row
+		rel = &relation{node: in}
+		ec.rel = rel
+	}
 	bound := make([]vec.Expr, len(args))
 	for i, a := range args {
 		if bound[i], err = b.expr(ec, a); err != nil {
 			return nil, err
 		}
+	}
+	joined := rel != nil && rel.node != in
+	if joined {
+		in = rel.node
 	}
 	g, err := tableGen(name, bound, true)
 	if err != nil {
@@ -65,7 +86,13 @@ func (b *binder) tableFunc(left *fromItem, x *sqlparser.AliasedTableExpr) (*from
 		// are ignored)
 		g.Name = cols[0]
 	}
-	return &fromItem{node: &Unnest{Input: in, Gens: []exec.Generator{g}, Qual: x.As.String()}, using: using}, nil
+	var n Node = &Unnest{Input: in, Gens: []exec.Generator{g}, Qual: x.As.String()}
+	if joined {
+		// only the generated column: not the subqueries' columns
+		s := n.Schema()
+		n = &Project{Input: n, Exprs: []vec.Expr{s.Col(len(s) - 1)}, S: s[len(s)-1:]}
+	}
+	return &fromItem{node: n, using: using}, nil
 }
 
 // tableFuncJoin binds left followed by the table function x (a comma or
