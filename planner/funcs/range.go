@@ -27,17 +27,19 @@ func bindRange(name string, args []vec.Expr) (*vec.BoundFunc, error) {
 	if len(args) < 1 || len(args) > 3 {
 		return nil, invalidf("%s takes 1 to 3 BIGINT arguments, not %d", name, len(args))
 	}
+	incl := name == "GENERATE_SERIES"
+	for _, a := range args[:min(2, len(args))] {
+		if id := a.Type().ID(); id == arrow.TIMESTAMP || id == arrow.DATE32 {
+			return bindTimeRange(name, args, incl)
+		}
+	}
 	types := make([]arrow.DataType, len(args))
 	for i, a := range args {
 		if t := a.Type(); !vec.IsInteger(t) && t.ID() != arrow.NULL {
-			if t.ID() == arrow.TIMESTAMP || t.ID() == arrow.DATE32 {
-				return nil, unsupportedf("%s over %s as a scalar (use it in FROM)", name, vec.TypeName(t))
-			}
-			return nil, invalidf("%s(%s) is not defined: it takes BIGINT arguments", name, typeNames(argTypesOf(args)))
+			return nil, invalidf("%s(%s) is not defined: it takes BIGINT arguments, or TIMESTAMP, TIMESTAMP, INTERVAL", name, typeNames(argTypesOf(args)))
 		}
 		types[i] = arrow.PrimitiveTypes.Int64
 	}
-	incl := name == "GENERATE_SERIES"
 	ret := listOf(arrow.PrimitiveTypes.Int64)
 	return &vec.BoundFunc{Ret: ret, ArgTypes: types, NullOnNullInput: true, Kernel: func(c *vec.Ctx, as []arrow.Array, n int) (arrow.Array, error) {
 		ints := make([]*array.Int64, len(as))
@@ -121,4 +123,66 @@ func rangeCount(start, stop, step int64, incl bool) uint64 {
 		return diff/s + 1
 	}
 	return diff/s + min(diff%s, 1)
+}
+
+// bindTimeRange is RANGE/GENERATE_SERIES(TIMESTAMP, TIMESTAMP, INTERVAL)
+// (DATE arguments are TIMESTAMPs): a TIMESTAMP list, each value the
+// previous plus the interval (as the table function); a zero interval
+// gives an empty list, one mixing signs is an error (DuckDB's answers).
+func bindTimeRange(name string, args []vec.Expr, incl bool) (*vec.BoundFunc, error) {
+	if len(args) != 3 || args[2].Type().ID() != arrow.INTERVAL_MONTH_DAY_NANO && args[2].Type().ID() != arrow.NULL {
+		return nil, invalidf("%s(%s) is not defined: a TIMESTAMP range takes (TIMESTAMP, TIMESTAMP, INTERVAL)", name, typeNames(argTypesOf(args)))
+	}
+	for _, a := range args[:2] {
+		if t, ok := a.Type().(*arrow.TimestampType); ok && t.TimeZone != "" {
+			return nil, unsupportedf("%s over TIMESTAMP WITH TIME ZONE", name)
+		}
+	}
+	ts := &arrow.TimestampType{Unit: arrow.Microsecond}
+	ret := listOf(ts)
+	types := []arrow.DataType{ts, ts, arrow.FixedWidthTypes.MonthDayNanoInterval}
+	return &vec.BoundFunc{Ret: ret, ArgTypes: types, NullOnNullInput: true, Kernel: func(c *vec.Ctx, as []arrow.Array, n int) (arrow.Array, error) {
+		start, stop := as[0].(*array.Timestamp), as[1].(*array.Timestamp)
+		step := as[2].(*array.MonthDayNanoInterval)
+		offs := make([]int32, n+1)
+		has := make([]bool, n)
+		b := array.NewTimestampBuilder(c.Mem, ts)
+		defer b.Release()
+		total := 0
+		for r := range n {
+			offs[r+1] = int32(total)
+			if start.IsNull(r) || stop.IsNull(r) || step.IsNull(r) {
+				continue
+			}
+			has[r] = true
+			iv := step.Value(r)
+			var neg bool
+			switch {
+			case iv.Months == 0 && iv.Days == 0 && iv.Nanoseconds == 0:
+				continue
+			case iv.Months >= 0 && iv.Days >= 0 && iv.Nanoseconds >= 0:
+			case iv.Months <= 0 && iv.Days <= 0 && iv.Nanoseconds <= 0:
+				neg = true
+			default:
+				return nil, invalidf("%s: an interval mixing positive and negative parts is not supported", name)
+			}
+			v, end := int64(start.Value(r)), int64(stop.Value(r))
+			for neg && (v > end || incl && v == end) || !neg && (v < end || incl && v == end) {
+				if total >= maxRangeElems {
+					return nil, invalidf("%s: the lists of one batch would have more than %d elements (in FROM, %s streams its rows)", name, maxRangeElems, name)
+				}
+				b.Append(arrow.Timestamp(v))
+				total++
+				next, ok := vec.TimestampPlus(v, iv, arrow.Microsecond)
+				if !ok {
+					break
+				}
+				v = next
+			}
+			offs[r+1] = int32(total)
+		}
+		vals := b.NewArray()
+		defer vals.Release()
+		return listArray(c.Mem, ret, offs, vals, has), nil
+	}}, nil
 }
