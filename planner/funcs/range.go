@@ -8,7 +8,8 @@ import (
 )
 
 // RANGE(stop), RANGE(start, stop[, step]) and GENERATE_SERIES(...) as
-// scalars return the BIGINT list the table functions of the same names
+// scalars return the BIGINT (or, over TIMESTAMP/DATE bounds with an
+// INTERVAL step, TIMESTAMP) list the table functions of the same names
 // produce as rows (DuckDB): stop excluded by RANGE, included by
 // GENERATE_SERIES; start 0 and step 1 by default; NULL when an argument
 // is NULL; a step of 0 (or one going away from stop) gives an empty list.
