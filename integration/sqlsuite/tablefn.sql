@@ -140,3 +140,11 @@ SELECT range(TIMESTAMP '2024-01-01', TIMESTAMP '2024-03-03', INTERVAL '1 month -
 SELECT range(TIMESTAMP '2024-01-01', NULL, INTERVAL 1 DAY) AS a;
 SELECT generate_series(TIMESTAMP '2024-01-31', TIMESTAMP '2024-01-01', INTERVAL '-10 days') AS a;
 SELECT id, range(dt, dt + INTERVAL 3 DAY, INTERVAL 1 DAY) AS a FROM t4 WHERE id < 20;
+
+-- UNNEST with windows, aggregates and LIMIT
+SELECT unnest([1, 2]) AS x, COUNT(*) OVER () AS c FROM range(2);
+SELECT k, unnest([MIN(i), MAX(i)]) AS x FROM t4 GROUP BY k HAVING COUNT(*) > 1;
+-- ordered
+SELECT id, unnest([i, k2]) AS x FROM t4 ORDER BY id, x NULLS FIRST LIMIT 7;
+SELECT COUNT(*) AS c FROM (SELECT unnest(range(k)) AS x FROM t2) s;
+SELECT * FROM unnest([1, 2]) a, unnest([3, 4]) b;
