@@ -67,3 +67,50 @@ func TestUnnestNestedDemo(t *testing.T) {
 		t.Errorf("UNNEST of a MAP: %v, want ErrUnsupported", err)
 	}
 }
+
+// TestUnnestFixture compares UNNEST over the FLOAT array column f2 of the
+// fixture table append_complex_build_in_fieldid (written by paimon-cpp)
+// with DuckDB reading the same files.
+func TestUnnestFixture(t *testing.T) {
+	ctx := context.Background()
+	dir := needFixtures(t)
+	const db, tbl = "append_complex_build_in_fieldid", "append_complex_build_in_fieldid"
+	files, err := clickbench.DataFiles(ctx, dir, db, tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	duck, err := sqlgen.OpenDuck(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer duck.Close()
+	if err := duck.Load(tbl, files); err != nil {
+		t.Fatal(err)
+	}
+	eng := planner.New(openCatalog(t, dir), planner.Options{})
+	sess := planner.Session{Database: db}
+	for _, q := range []string{
+		"SELECT f5, unnest(f2) AS x FROM " + tbl,
+		"SELECT a.f5, u.x FROM " + tbl + " a, unnest(a.f2) AS u(x)",
+		"SELECT a.f5, u.x FROM " + tbl + " a LEFT JOIN unnest(a.f2) AS u(x) ON u.x > 0",
+	} {
+		want, werr := duck.Query(q)
+		if werr != nil {
+			t.Fatalf("DuckDB: %s: %v", q, werr)
+		}
+		got, leaked, err := runOursLeak(ctx, eng, q, sess)
+		if err != nil {
+			t.Errorf("%s: %v", q, err)
+			continue
+		}
+		if leaked != 0 {
+			t.Errorf("%s: %d bytes leaked", q, leaked)
+		}
+		if len(want.Rows) == 0 {
+			t.Errorf("%s: DuckDB returns no rows; the case proves nothing", q)
+		}
+		if err := sqlgen.Compare(got, want, sqlgen.Spec{Limit: -1}); err != nil {
+			t.Errorf("%s: %v\nours:\n%sDuckDB:\n%s", q, err, got.Format(10), want.Format(10))
+		}
+	}
+}
