@@ -1,6 +1,8 @@
 package funcs
 
 import (
+	"math"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
@@ -102,7 +104,8 @@ func argTypesOf(args []vec.Expr) []arrow.DataType {
 }
 
 // rangeCount is the number of values start, start+step, ... before stop
-// (through stop when incl), without overflow; 0 for a zero step.
+// (through stop when incl), without overflow (saturating at 2^64 - 1);
+// 0 for a zero step.
 func rangeCount(start, stop, step int64, incl bool) uint64 {
 	var diff, s uint64
 	switch {
@@ -121,7 +124,7 @@ func rangeCount(start, stop, step int64, incl bool) uint64 {
 		return 0
 	}
 	if incl {
-		return diff/s + 1
+		return min(diff/s, math.MaxUint64-1) + 1 // 2^64 values saturate
 	}
 	return diff/s + min(diff%s, 1)
 }
