@@ -141,7 +141,7 @@ func (p *parser) rwName(e *emitter, i, lo, hi int, clause *rctx) (int, error) {
 	if !afterDot && p.tablePos(i, lo, *clause) {
 		parts := p.chain(i, hi)
 		after := p.nextIn(parts[len(parts)-1]+1, hi)
-		if len(parts) == 1 && p.punct(after, hi, "(") && !p.isQueryParen(after) {
+		if len(parts) == 1 && p.punct(after, hi, "(") && !p.isQueryParen(after) && !p.afterDistinctFrom(i, lo) {
 			return p.rwTableFunc(e, i, after, hi)
 		}
 		if !p.punct(after, hi, "(") {

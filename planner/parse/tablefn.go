@@ -42,6 +42,17 @@ func (p *parser) rwTableFunc(e *emitter, i, open, hi int) (int, error) {
 	return j, nil
 }
 
+// afterDistinctFrom reports whether the name at i follows `DISTINCT
+// FROM` (the operand of IS [NOT] DISTINCT FROM, not a table).
+func (p *parser) afterDistinctFrom(i, lo int) bool {
+	k := p.prevIn(i, lo)
+	if k < lo || !isWord(p.toks[k], "FROM") {
+		return false
+	}
+	d := p.prevIn(k, lo)
+	return d >= lo && isWord(p.toks[d], "DISTINCT")
+}
+
 // TableFuncArgs returns the arguments of the table function x (a key of
 // Statement.TableFuncs).
 func TableFuncArgs(x *sqlparser.AliasedTableExpr) ([]sqlparser.Expr, error) {

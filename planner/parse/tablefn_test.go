@@ -24,6 +24,9 @@ func TestTableFuncs(t *testing.T) {
 		{`SELECT * FROM range(3) JOIN range(2) b ON true`, []string{"range range [] 3", "range b [] 2"}},
 		{`SELECT range(3), unnest([1]) FROM t`, nil},
 		{`SELECT * FROM (SELECT * FROM range(2)) s`, []string{"range range [] 2"}},
+		// FROM inside expressions is not a FROM clause
+		{`SELECT a IS NOT DISTINCT FROM abs(b), a IS DISTINCT FROM abs(b) FROM t WHERE a IS NOT DISTINCT FROM abs(c)`, nil},
+		{`SELECT extract(year FROM date_trunc('month', d)), substring(s FROM abs(i)), trim(both 'x' FROM upper(s)) FROM t`, nil},
 	}
 	for _, c := range cases {
 		st, err := Parse(c.in)
