@@ -33,6 +33,10 @@ var demoSuite = []string{
 	"SELECT * FROM nested WHERE id < 30",
 	"SELECT id, address, tags, attrs FROM nested WHERE score > 90 ORDER BY id",
 	"SELECT 1 + 1, 'x', CAST('2024-01-01' AS DATE)",
+	// table functions and UNNEST (no scan; lateral over a scan)
+	"SELECT * FROM range(5)",
+	"SELECT n.id, t.tag FROM nested n, unnest(n.tags) AS t(tag) WHERE n.id < 50",
+	"SELECT id, unnest(tags) AS tag FROM nested WHERE id < 50 ORDER BY id, tag",
 	// EXPLAIN
 	"EXPLAIN SELECT * FROM orders WHERE dt = '2024-01-03' AND o_orderkey > 100",
 	// table system tables and branches

@@ -26,6 +26,10 @@
 //     (rows are added at the frame's end and removed at its start; with an
 //     EXCLUDE only multiset states, which may remove any row, are used); a
 //     frame moving backward refills the state under the same cap.
+//   - Unnest (table functions, UNNEST) holds one input batch and one
+//     generator state per column; its output batches are cut at
+//     tc.BatchSize rows, so a range of any length streams in bounded
+//     memory.
 //   - With tc.Spill set, Sort (without Fetch), HashAggregate (with GROUP BY,
 //     no grouping sets), Distinct and HashJoin (not mark) answer a failed
 //     reservation by spilling to runs under the query's spill directory

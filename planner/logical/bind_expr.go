@@ -35,6 +35,8 @@ type exprCtx struct {
 	what string
 	// ctes are the WITH names visible here (for subqueries).
 	ctes *cteScope
+	// unn collects UNNEST calls (nil: not allowed; tablefn.go).
+	unn *unnestCtx
 }
 
 // relation is a plan under construction that subqueries may extend.
@@ -551,6 +553,11 @@ func (b *binder) funcExpr(ec *exprCtx, x *sqlparser.FuncExpr) (vec.Expr, error) 
 			return nil, invalidf("window functions are not allowed in %s", ec.what)
 		}
 		return ec.win.add(b, ec, x)
+	case "unnest":
+		if ec.unn == nil {
+			return nil, invalidf("UNNEST is not allowed in %s (only in a select list or FROM)", ec.what)
+		}
+		return ec.unn.add(b, ec, x)
 	case "paimon_filter":
 		return nil, invalidf("FILTER is only allowed on aggregates in the select list and HAVING")
 	case markAggOrder:

@@ -102,6 +102,8 @@ func (m *Model) rows(n Node) float64 {
 		return float64(len(x.Rows))
 	case *MaxOneRow:
 		return 1
+	case *Unnest:
+		return max(m.Rows(x.Input)*x.perRow(), 1)
 	}
 	v := 1.0
 	for _, c := range n.Children() {

@@ -138,6 +138,15 @@ func (b *binder) correlatedFrom(sq *subqMode, from sqlparser.TableExprs, cols []
 	d := &Distinct{Input: projectNode(outer, exprs, names, nil)}
 	cur := &fromItem{node: d}
 	for _, te := range from {
+		if at, ok := b.tableFnItem(te); ok {
+			// a table function reading the outer query: expanded per D row
+			it, err := b.tableFuncNamed(cur, named, at)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			cur = it
+			continue
+		}
 		if at, ok := te.(*sqlparser.AliasedTableExpr); ok {
 			if _, isSub := at.Expr.(*sqlparser.Subquery); isSub {
 				it, err := b.lateralNamed(cur, named, at, exec.InnerJoin, nil, nil, ctes)

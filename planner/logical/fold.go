@@ -104,6 +104,12 @@ func FoldConstants(n Node) (Node, error) {
 			cp.Keys[i] = k2
 		}
 		return &cp, nil
+	case *Unnest:
+		args, err := fl(x.genArgs())
+		if err != nil {
+			return nil, err
+		}
+		return x.withGenArgs(args), nil
 	case *Window:
 		cp := *x
 		if cp.PartitionBy, err = fl(x.PartitionBy); err != nil {

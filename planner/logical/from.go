@@ -46,6 +46,14 @@ func (b *binder) from(exprs sqlparser.TableExprs, outer *scope, ctes *cteScope) 
 	}
 	var cur *fromItem
 	for _, te := range exprs {
+		if at, ok := b.tableFnItem(te); ok && cur != nil {
+			it, err := b.tableFuncJoin(cur, at)
+			if err != nil {
+				return nil, err
+			}
+			cur = it
+			continue
+		}
 		if at, ok := b.lateralItem(te); ok && cur != nil {
 			it, err := b.lateral(cur, at, exec.InnerJoin, nil, outer, ctes)
 			if err != nil {
@@ -98,6 +106,9 @@ func (b *binder) tableExpr(te sqlparser.TableExpr, outer *scope, ctes *cteScope)
 }
 
 func (b *binder) aliasedTable(x *sqlparser.AliasedTableExpr, outer *scope, ctes *cteScope) (*fromItem, error) {
+	if _, ok := b.stmt.TableFuncs[x]; ok {
+		return b.tableFunc(nil, x)
+	}
 	alias := x.As.String()
 	var n Node
 	switch t := x.Expr.(type) {
@@ -236,6 +247,9 @@ func (b *binder) join(x *sqlparser.JoinTableExpr, outer *scope, ctes *cteScope) 
 	l, err := b.tableExpr(x.LeftExpr, outer, ctes)
 	if err != nil {
 		return nil, err
+	}
+	if it, ok, err := b.tableFuncRight(l, x, outer); ok || err != nil {
+		return it, err
 	}
 	if at, ok := b.lateralItem(x.RightExpr); ok {
 		if len(x.Condition.Using) > 0 {

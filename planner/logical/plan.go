@@ -481,6 +481,8 @@ func Exprs(n Node) []vec.Expr {
 			out[i] = k.Expr
 		}
 		return out
+	case *Unnest:
+		return x.genArgs()
 	case *Values:
 		var out []vec.Expr
 		for _, r := range x.Rows {

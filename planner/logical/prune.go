@@ -275,6 +275,8 @@ func (pr *pruner) prune(n Node, req []bool) (Node, []int, error) {
 			cp.Aggs[i] = a2
 		}
 		return &cp, identity(len(x.S)), nil
+	case *Unnest:
+		return pr.pruneUnnest(x, req)
 	case *Window:
 		nin := len(x.Input.Schema())
 		inReq := make([]bool, nin)

@@ -88,6 +88,8 @@ func push(n Node, preds []vec.Expr) (Node, error) {
 		return withFilter(&Project{Input: in, Exprs: x.Exprs, S: x.S}, keep)
 	case *Join:
 		return pushJoin(x, preds)
+	case *Unnest:
+		return pushUnnest(x, preds)
 	case *Aggregate:
 		var down, keep []vec.Expr
 		for _, p := range preds {

@@ -352,6 +352,8 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 	// Select list.
 	exprs := make([]vec.Expr, 0, len(items))
 	names := make([]string, 0, len(items))
+	unn := &unnestCtx{}
+	post.unn = unn
 	for _, it := range items {
 		if it.col >= 0 {
 			exprs = append(exprs, rel.node.Schema().Col(it.col))
@@ -376,6 +378,10 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		names = append(names, it.name)
 	}
 	nOut := len(exprs)
+	post.unn = nil
+	if len(unn.gens) > 0 && (extras != nil || sq != nil && (len(corrPreds) > 0 || len(extra) > 0 || len(outerCols) > 0 || early != nil)) {
+		return nil, unsupportedf("UNNEST in the select list of a correlated subquery or with QUALIFY / DISTINCT ON")
+	}
 
 	// ORDER BY: ordinal, output alias, or expression (hidden when not selected).
 	var keys []exec.SortKey
@@ -501,6 +507,9 @@ func (b *binder) selectSub(sel *sqlparser.Select, ob sqlparser.OrderBy, lim *sql
 		winRepl = repl
 	}
 	if rel.node, err = extras.apply(rel.node, winRepl, keys); err != nil {
+		return nil, err
+	}
+	if rel.node, err = unn.apply(rel.node, exprs, keys); err != nil {
 		return nil, err
 	}
 

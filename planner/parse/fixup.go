@@ -72,6 +72,12 @@ func (p *parser) fixup(root sqlparser.SQLNode) error {
 					}
 					p.st.Lateral[x] = true
 				}
+				if m.tablefn != "" {
+					if p.st.TableFuncs == nil {
+						p.st.TableFuncs = map[*sqlparser.AliasedTableExpr]string{}
+					}
+					p.st.TableFuncs[x] = m.tablefn
+				}
 				if m.hints != nil {
 					if p.st.Hints == nil {
 						p.st.Hints = map[*sqlparser.AliasedTableExpr]map[string]string{}

@@ -35,6 +35,7 @@ type Statement struct {
 	Hints          map[*sqlparser.AliasedTableExpr]map[string]string // /*+ OPTIONS(...) */ after that table
 	DerivedColumns map[*sqlparser.AliasedTableExpr][]string          // (subquery) AS t (c1, c2)
 	Lateral        map[*sqlparser.AliasedTableExpr]bool              // LATERAL (subquery) AS t
+	TableFuncs     map[*sqlparser.AliasedTableExpr]string            // f(args) [AS t] in FROM: f, lower case (TableFuncArgs)
 	NullsFirst     map[*sqlparser.Order]bool                         // explicit NULLS FIRST (true) / LAST (false)
 	Subqueries     []*Query                                          // paimon_subquery_N → Subqueries[N]
 	Catalog        []string                                          // catalogs named in 3-part table names
@@ -93,6 +94,7 @@ type parser struct {
 	aliases   []aliasMark
 	lateral   bool                           // the next rwSubquery is a LATERAL derived table
 	unnamed   int                            // derived tables named unnamed_subquery[N] so far
+	tableFn   string                         // the table function whose alias aliasTail reads
 	windows   map[string]*WindowSpec         // named windows of the SELECT being rewritten
 	inQuery   bool                           // false for SHOW/DELETE/...
 	fullUsing map[int]bool                   // USING tokens of FULL JOINs

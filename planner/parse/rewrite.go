@@ -37,7 +37,7 @@ const (
 func reservedName(n string) bool {
 	l := strings.ToLower(n)
 	switch l {
-	case markWindow, markFilter, markAggOrder, markQualify, markDistinctOn, markStarMod, markNullsFirst, markNullsLast, markFullJoin, MarkAny, MarkAll, markBitOr, MarkStruct, MarkMap:
+	case markWindow, markFilter, markTableFn, markAggOrder, markQualify, markDistinctOn, markStarMod, markNullsFirst, markNullsLast, markFullJoin, MarkAny, MarkAll, markBitOr, MarkStruct, MarkMap:
 		return true
 	}
 	return strings.HasPrefix(l, markSubquery) || strings.HasPrefix(l, markAlias)
@@ -65,7 +65,8 @@ type aliasMark struct {
 	alias   string
 	cols    []string
 	hints   map[string]string
-	lateral bool // LATERAL (q) alias
+	lateral bool   // LATERAL (q) alias
+	tablefn string // a table function's name (tablefn.go)
 }
 
 // rw rewrites tokens [lo, hi) into e.
@@ -139,7 +140,11 @@ func (p *parser) rwName(e *emitter, i, lo, hi int, clause *rctx) (int, error) {
 	afterDot := pi >= lo && isPunct(p.toks[pi], ".")
 	if !afterDot && p.tablePos(i, lo, *clause) {
 		parts := p.chain(i, hi)
-		if after := p.nextIn(parts[len(parts)-1]+1, hi); !p.punct(after, hi, "(") {
+		after := p.nextIn(parts[len(parts)-1]+1, hi)
+		if len(parts) == 1 && p.punct(after, hi, "(") && !p.isQueryParen(after) && !p.afterDistinctFrom(i, lo) {
+			return p.rwTableFunc(e, i, after, hi)
+		}
+		if !p.punct(after, hi, "(") {
 			switch len(parts) {
 			case 1, 2:
 			case 3:
@@ -216,6 +221,10 @@ func (p *parser) rwName(e *emitter, i, lo, hi int, clause *rctx) (int, error) {
 	case "lateral":
 		// LATERAL (q) [AS] alias: the derived table is marked for the
 		// binder (Statement.Lateral); LATERAL before anything else is an error.
+		if p.tablePos(i, lo, *clause) && nx < hi && isName(p.toks[nx]) && p.punct(p.nextIn(nx+1, hi), hi, "(") {
+			// LATERAL f(args): every table function is lateral
+			return p.rwTableFunc(e, nx, p.nextIn(nx+1, hi), hi)
+		}
 		if p.tablePos(i, lo, *clause) && p.punct(nx, hi, "(") {
 			if !p.isQueryParen(nx) {
 				return 0, p.errAt(catalog.ErrUnsupported, i, "LATERAL is supported only before a parenthesised subquery")
@@ -510,7 +519,7 @@ func (p *parser) aliasTail(e *emitter, i, hi int, hints map[string]string, needA
 	} else if needAS {
 		return 0, false, nil
 	}
-	m := aliasMark{hints: hints, lateral: p.lateral}
+	m := aliasMark{hints: hints, lateral: p.lateral, tablefn: p.tableFn}
 	end := i
 	if j < hi && isName(p.toks[j]) && (p.toks[j].kind != tIdent || !isKeyword(p.toks[j].text)) {
 		m.alias = nameOf(p.toks[j])
@@ -526,8 +535,11 @@ func (p *parser) aliasTail(e *emitter, i, hi int, hints map[string]string, needA
 	} else if j != i {
 		return 0, false, p.errAt(catalog.ErrInvalid, j, "expected an alias after AS")
 	}
-	if m.cols == nil && hints == nil && !m.lateral {
+	if m.cols == nil && hints == nil && !m.lateral && m.tablefn == "" {
 		return 0, false, nil
+	}
+	if m.alias == "" && m.tablefn != "" {
+		m.alias = m.tablefn
 	}
 	if m.alias == "" && m.lateral {
 		return 0, false, nil

@@ -166,6 +166,14 @@ func (p *Planner) lower(ctx context.Context, n logical.Node) (exec.Operator, err
 			return nil, err
 		}
 		return &exec.Window{Input: in, PartitionBy: x.PartitionBy, OrderBy: x.OrderBy, Funcs: x.Funcs}, nil
+	case *logical.Unnest:
+		in, err := p.plan(ctx, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		u := exec.NewUnnest(in, x.Gens)
+		u.Outer, u.On = x.Outer, x.On
+		return u, nil
 	case *logical.Sort:
 		in, err := p.plan(ctx, x.Input)
 		if err != nil {
