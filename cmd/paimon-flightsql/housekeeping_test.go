@@ -65,3 +65,17 @@ func TestQueryRunsHousekeepingProcedures(t *testing.T) {
 		t.Fatalf("count after housekeeping: %d %q", code, out)
 	}
 }
+
+// An empty result still names its columns (no batch reached the writer).
+func TestQueryEmptyResultHasColumnNames(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ format, sql, want string }{
+		{"table", "SELECT * FROM range(3) AS t(n) WHERE n > 5", "n\n-\n(0 rows)"},
+		{"csv", "SELECT 1 AS a, 'x' AS b WHERE FALSE", "a,b"},
+	} {
+		code, out, errs := runCmd(t, "query", "--warehouse", dir, "--format", c.format, c.sql)
+		if code != 0 || strings.TrimSpace(out) != c.want {
+			t.Errorf("%s: exit %d, %q (stderr %q), want %q", c.sql, code, out, errs, c.want)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-flightsql/paimon-flightsql/internal/rowfmt"
@@ -66,13 +68,33 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer rd.Release()
+	wrote := false
 	for rd.Next() {
 		if err := w.Write(rd.RecordBatch()); err != nil {
 			return err
 		}
+		wrote = true
 	}
 	if err := rd.Err(); err != nil {
 		return err
 	}
+	if !wrote {
+		// No batch at all: the column names still come out.
+		if err := writeEmpty(w, rd.Schema()); err != nil {
+			return err
+		}
+	}
 	return w.Close()
+}
+
+// writeEmpty writes a batch of no rows with schema sc.
+func writeEmpty(w rowfmt.Writer, sc *arrow.Schema) error {
+	cols := make([]arrow.Array, sc.NumFields())
+	for i := range cols {
+		cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, sc.Field(i).Type, 0)
+		defer cols[i].Release()
+	}
+	rec := array.NewRecordBatch(sc, cols, 0)
+	defer rec.Release()
+	return w.Write(rec)
 }
