@@ -118,29 +118,40 @@ func (s *distinctStream) batch(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 			s.held = now
 		}
 	}
-	// New ids are given in row order: row r is a first occurrence when its
-	// id is the next new one.
-	s.idx = s.idx[:0]
+	var out arrow.RecordBatch
+	var err error
+	out, s.idx, err = firstSeen(s.ec, b, s.gids[:n], before, s.idx)
+	return out, err
+}
+
+// firstSeen returns the rows of b whose key was new (nil when none), with
+// -0.0 made 0.0: a key table gives new ids in row order, so row r is a
+// first occurrence when its id (gids[r]) is the next new one after
+// before. It takes b; idx is scratch space, returned for reuse.
+func firstSeen(ec *vec.Ctx, b arrow.RecordBatch, gids []int32, before int32, idx []int32) (arrow.RecordBatch, []int32, error) {
+	idx = idx[:0]
 	next := before
-	for r, g := range s.gids {
+	for r, g := range gids {
 		if g == next {
-			s.idx = append(s.idx, int32(r))
+			idx = append(idx, int32(r))
 			next++
 		}
 	}
-	switch len(s.idx) {
-	case n:
-		return canonZeros(s.ec, b)
+	switch len(idx) {
+	case int(b.NumRows()):
+		out, err := canonZeros(ec, b)
+		return out, idx, err
 	case 0:
 		b.Release()
-		return nil, nil
+		return nil, idx, nil
 	}
-	out, err := TakeBatch(s.ec, b, s.idx)
+	out, err := TakeBatch(ec, b, idx)
 	b.Release()
 	if err != nil {
-		return nil, err
+		return nil, idx, err
 	}
-	return canonZeros(s.ec, out)
+	out, err = canonZeros(ec, out)
+	return out, idx, err
 }
 
 // canonZeros turns -0.0 into 0.0 in float columns (they are one DISTINCT

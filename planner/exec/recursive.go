@@ -279,27 +279,10 @@ func (s *recursiveStream) dedupe(b arrow.RecordBatch) (arrow.RecordBatch, error)
 		}
 		s.ktHeld = now
 	}
-	s.idx = s.idx[:0]
-	next := before
-	for r, g := range s.gids[:n] {
-		if g == next {
-			s.idx = append(s.idx, int32(r))
-			next++
-		}
-	}
-	switch len(s.idx) {
-	case n:
-		return canonZeros(s.ec, b)
-	case 0:
-		b.Release()
-		return nil, nil
-	}
-	out, err := TakeBatch(s.ec, b, s.idx)
-	b.Release()
-	if err != nil {
-		return nil, err
-	}
-	return canonZeros(s.ec, out)
+	var out arrow.RecordBatch
+	var err error
+	out, s.idx, err = firstSeen(s.ec, b, s.gids[:n], before, s.idx)
+	return out, err
 }
 
 func (s *recursiveStream) dropWork() {

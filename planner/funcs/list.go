@@ -214,20 +214,28 @@ func bindListLen(name string, args []vec.Expr) (*vec.BoundFunc, error) {
 		return nil, err
 	}
 	return &vec.BoundFunc{Ret: tInt64, NullOnNullInput: true, Kernel: func(c *vec.Ctx, args []arrow.Array, n int) (arrow.Array, error) {
-		l := args[0].(*array.List)
-		offs := l.Offsets()
-		b := array.NewInt64Builder(c.Mem)
-		defer b.Release()
-		b.Reserve(n)
-		for r := range n {
-			if l.IsNull(r) {
-				b.AppendNull()
-				continue
-			}
-			b.Append(int64(offs[r+1] - offs[r]))
-		}
-		return b.NewArray(), nil
+		return entryCounts(c, args[0].(*array.List), n), nil
 	}}, nil
+}
+
+// entryCounts is the number of elements (entries) of each row of a list
+// or map column, NULL for a NULL row.
+func entryCounts(c *vec.Ctx, a interface {
+	Offsets() []int32
+	IsNull(int) bool
+}, n int) arrow.Array {
+	offs := a.Offsets()
+	b := array.NewInt64Builder(c.Mem)
+	defer b.Release()
+	b.Reserve(n)
+	for r := range n {
+		if a.IsNull(r) {
+			b.AppendNull()
+			continue
+		}
+		b.Append(int64(offs[r+1] - offs[r]))
+	}
+	return b.NewArray()
 }
 
 func bindListContains(name string, args []vec.Expr) (*vec.BoundFunc, error) {

@@ -254,18 +254,6 @@ func bindCardinality(name string, args []vec.Expr) (*vec.BoundFunc, error) {
 		return nil, err
 	}
 	return &vec.BoundFunc{Ret: tInt64, NullOnNullInput: true, Kernel: func(c *vec.Ctx, args []arrow.Array, n int) (arrow.Array, error) {
-		m := args[0].(*array.Map)
-		offs := m.Offsets()
-		b := array.NewInt64Builder(c.Mem)
-		defer b.Release()
-		b.Reserve(n)
-		for r := range n {
-			if m.IsNull(r) {
-				b.AppendNull()
-				continue
-			}
-			b.Append(int64(offs[r+1] - offs[r]))
-		}
-		return b.NewArray(), nil
+		return entryCounts(c, args[0].(*array.Map), n), nil
 	}}, nil
 }
