@@ -37,3 +37,12 @@ SELECT map(['a', 'a'], [1, 2]) AS m;
 SELECT map([NULL], [1]) AS m;
 SELECT map(['a'], [1, 2]) AS m;
 SELECT id, map([s], [k]) AS m FROM t4;
+
+-- STRUCT values built by the constructors sort, group and deduplicate (the nested-value keys).
+-- ordered
+SELECT {'k': k2, 's': s} AS x, id FROM t1 ORDER BY x, id;
+-- ordered
+SELECT {'k': k2, 's': s} AS x, id FROM t1 ORDER BY x DESC NULLS FIRST, id;
+SELECT {'k': k2 % 3} AS x, COUNT(*) AS n FROM t2 GROUP BY x;
+SELECT DISTINCT struct_pack(a := k2 % 2, b := s IS NULL) AS r FROM t3;
+SELECT map([k2 % 2], [1]) AS m, COUNT(*) AS n FROM t1 WHERE k2 IS NOT NULL GROUP BY m;
