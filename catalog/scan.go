@@ -122,7 +122,8 @@ type ReadOptions struct {
 	// Mem. Nil: a scan that recycles buffers uses a pool of its own.
 	Pool *bufpool.Pool
 	// Dynamic, when set, is a predicate the consumer tightens while the
-	// read runs (a top-N bound): a scan may skip data whose statistics
+	// read runs (a top-N bound, a join's build key range): a scan may skip
+	// files and row groups whose statistics
 	// cannot satisfy its current value, and must not otherwise change what
 	// it returns. Scans without statistics ignore it.
 	Dynamic *predicate.Dynamic
@@ -154,7 +155,8 @@ type ReadReport struct {
 	FilesSkippedIndex int64
 	RowsSkippedIndex  int64
 	// FilesSkippedTopN counts files not read because their statistics
-	// could not beat the top-N bound (ReadOptions.Dynamic).
+	// could not satisfy ReadOptions.Dynamic (a top-N bound or the key
+	// range of a join's runtime filter).
 	FilesSkippedTopN int64
 	// RowsSkippedPageIndex counts rows of read row groups the Parquet page
 	// index (column index bounds) excluded.

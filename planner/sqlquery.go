@@ -464,7 +464,7 @@ func scanStatLines(ind string, st catalog.ScanStats, splits int, rd catalog.Read
 		out = append(out, line+fmt.Sprintf(", %d files and %d rows skipped while reading", rd.FilesSkippedIndex, rd.RowsSkippedIndex))
 	}
 	if rd.FilesSkippedTopN > 0 {
-		out = append(out, fmt.Sprintf("%stop-N bound: %d files skipped while reading", ind, rd.FilesSkippedTopN))
+		out = append(out, fmt.Sprintf("%stop-N bound or join key range: %d files skipped while reading", ind, rd.FilesSkippedTopN))
 	}
 	if st.DeletionVectors > 0 || st.MergedBuckets > 0 {
 		out = append(out, fmt.Sprintf("%sdeletion vectors: %d, merged buckets: %d", ind, st.DeletionVectors, st.MergedBuckets))

@@ -115,7 +115,10 @@ func (r *reader) rowGroups(sp *Split, df format.DataFile) []int {
 	} else {
 		r.stats.RowGroupsTotal.Add(int64(n))
 	}
-	if r.s.opts.Filter == nil || r.s.opts.NoPruning {
+	// The consumer's Dynamic predicate (a top-N bound, a join's key
+	// range) skips row groups as it skips files.
+	dyn := r.dyn.Load()
+	if r.s.opts.Filter == nil && dyn == nil || r.s.opts.NoPruning {
 		if in == nil {
 			return nil
 		}
@@ -135,7 +138,8 @@ func (r *reader) rowGroups(sp *Split, df format.DataFile) []int {
 		if in != nil && !in[i] {
 			continue
 		}
-		if predicate.MayMatch(r.s.opts.Filter, df.RowGroupStats(i, r.s.statsCols())) {
+		st := df.RowGroupStats(i, r.s.statsCols())
+		if (r.s.opts.Filter == nil || predicate.MayMatch(r.s.opts.Filter, st)) && (dyn == nil || predicate.MayMatch(dyn, st)) {
 			keep = append(keep, i)
 		} else {
 			r.stats.RowGroupsSkipped.Add(1)

@@ -325,6 +325,15 @@ func (f *KeyFilter) bloomHas(h uint64) bool {
 }
 
 // Bytes is the memory the filter holds.
+// IntRange is [min, max] of an integer-like key's build values (ok false
+// for other keys and for an empty build).
+func (f *KeyFilter) IntRange() (lo, hi int64, ok bool) {
+	if f == nil || !f.ints || f.empty {
+		return 0, 0, false
+	}
+	return f.min, f.max, true
+}
+
 func (f *KeyFilter) Bytes() int64 { return 8 * int64(len(f.bitmap)+len(f.bloom)) }
 
 // String describes the filter (tests, debugging).

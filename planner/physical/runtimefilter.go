@@ -2,7 +2,9 @@ package physical
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/scalar"
 
+	"github.com/paimon-flightsql/paimon-flightsql/paimon/predicate"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/exec"
 	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
 )
@@ -107,4 +109,61 @@ func rfTrace(op exec.Operator, col int) (*ScanExec, int) {
 			return nil, -1
 		}
 	}
+}
+
+// runtimeRanges is the conjunction of `key BETWEEN min AND max` over the
+// runtime filters published to the scan on integer-like keys, as a
+// Dynamic predicate for skipping by statistics (nil when none): a row
+// outside a join's build key range cannot meet a build row, and the join
+// drops it (only such joins publish, exec.rfJoinTypes).
+func (s *ScanExec) runtimeRanges() *predicate.Dynamic {
+	var ps []predicate.Predicate
+	for _, t := range s.Runtime {
+		f := t.Slot.Load()
+		lo, hi, ok := f.IntRange()
+		if !ok || t.Col < 0 || t.Col >= s.S.NumFields() {
+			continue
+		}
+		fld := s.S.Field(t.Col)
+		pt, id, ok := paimonField(fld, t.Col)
+		if !ok {
+			continue
+		}
+		los, his, ok := intScalars(fld.Type, lo, hi)
+		if !ok {
+			continue
+		}
+		lv, ok1 := literalValue(los, pt)
+		hv, ok2 := literalValue(his, pt)
+		if !ok1 || !ok2 {
+			continue
+		}
+		ps = append(ps,
+			&predicate.Leaf{Column: fld.Name, FieldID: id, Type: pt, Op: predicate.GtEq, Literals: []any{lv}},
+			&predicate.Leaf{Column: fld.Name, FieldID: id, Type: pt, Op: predicate.LtEq, Literals: []any{hv}})
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	d := &predicate.Dynamic{}
+	d.Store(predicate.NewAnd(ps...))
+	return d
+}
+
+// intScalars makes lo and hi scalars of the integer-like type t (the
+// runtime filter's int64 view of the key), false for other types.
+func intScalars(t arrow.DataType, lo, hi int64) (scalar.Scalar, scalar.Scalar, bool) {
+	switch t.ID() {
+	case arrow.INT8:
+		return scalar.NewInt8Scalar(int8(lo)), scalar.NewInt8Scalar(int8(hi)), true
+	case arrow.INT16:
+		return scalar.NewInt16Scalar(int16(lo)), scalar.NewInt16Scalar(int16(hi)), true
+	case arrow.INT32:
+		return scalar.NewInt32Scalar(int32(lo)), scalar.NewInt32Scalar(int32(hi)), true
+	case arrow.INT64:
+		return scalar.NewInt64Scalar(lo), scalar.NewInt64Scalar(hi), true
+	case arrow.DATE32:
+		return scalar.NewDate32Scalar(arrow.Date32(lo)), scalar.NewDate32Scalar(arrow.Date32(hi)), true
+	}
+	return nil, nil, false
 }

@@ -168,6 +168,12 @@ func (s *ScanExec) Execute(tc *exec.TaskCtx, p int) (exec.Stream, error) {
 	if s.DynamicRowsOnly {
 		o.Dynamic = nil
 	}
+	if o.Dynamic == nil {
+		// A hash join runs its probe side after its build: the runtime
+		// filters are published by now, and their key ranges let the
+		// reader skip files and row groups by statistics.
+		o.Dynamic = s.runtimeRanges()
+	}
 	rf, err := newScanRowFilter(s, tc)
 	if err != nil {
 		return nil, err
