@@ -290,3 +290,7 @@ SELECT COUNT(*) AS n FROM customer RIGHT JOIN nation ON c_nationkey = n_nationke
 SELECT c_name FROM customer WHERE c_nationkey = (SELECT MAX(s_nationkey) FROM supplier WHERE s_suppkey < 0);
 SELECT COUNT(*) AS n FROM customer WHERE c_acctbal > 1.1 * (SELECT AVG(c2.c_acctbal) FROM customer c2 WHERE c2.c_nationkey = customer.c_nationkey);
 SELECT n_name, cnt FROM nation LEFT JOIN (SELECT c_nationkey, COUNT(*) AS cnt FROM customer WHERE c_acctbal > 9000 GROUP BY c_nationkey) x ON c_nationkey = n_nationkey WHERE cnt IS NOT DISTINCT FROM NULL OR cnt > 1;
+
+-- A CTE read twice with different filters on each reader (the OR of the readers' filters goes into the CTE; TPC-DS Q39's shape).
+WITH inv AS (SELECT l_suppkey AS s, MONTH(l_shipdate) AS m, AVG(l_quantity) AS q, STDDEV_SAMP(l_quantity) AS sd FROM lineitem GROUP BY l_suppkey, MONTH(l_shipdate)) SELECT a.s, a.q, b.q, a.sd FROM inv a JOIN inv b ON a.s = b.s WHERE a.m = 1 AND b.m = 2 AND a.s < 40;
+WITH t AS (SELECT o_custkey, o_orderstatus, COUNT(*) AS n FROM orders GROUP BY o_custkey, o_orderstatus) SELECT COUNT(*) AS c, SUM(a.n) AS sa, SUM(b.n) AS sb FROM t a JOIN t b ON a.o_custkey = b.o_custkey WHERE a.o_orderstatus = 'F' AND (b.o_orderstatus = 'O' OR b.n > 3);

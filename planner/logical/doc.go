@@ -31,7 +31,9 @@
 //     column order restored by a projection); estimates (cardinality.go)
 //     steer choices, never correctness.
 //   - A CTE node (cte.go) is a barrier: no rule moves a filter, limit or
-//     semi join into it; after Optimize every CTE node of one id that the
+//     semi join into it, except PushCTEReaderFilters (ctefilter.go), which
+//     gives every reference of an id the same OR of all its readers'
+//     filters; after Optimize every CTE node of one id that the
 //     physical planner shares has the same Input node (pruned to the union
 //     of the columns its references need).
 //   - A RecursiveCTE (recursive.go) is opaque to the rules: nothing moves

@@ -75,6 +75,9 @@ func Optimize(n Node, m *Model) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if n, err = PushCTEReaderFilters(n); err != nil {
+		return nil, err
+	}
 	if m != nil {
 		if n, err = ReorderJoins(n, m); err != nil {
 			return nil, err
