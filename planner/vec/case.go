@@ -130,6 +130,11 @@ func (c *Case) Eval(ctx *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 	if n == 0 {
 		return allNull(ctx.Mem, c.T, 0)
 	}
+	if c.maskable() {
+		if r, ok, err := c.evalMasked(ctx, b); ok || err != nil {
+			return r, err
+		}
+	}
 	nb := int(bitutil.BytesForBits(int64(n)))
 	remaining := make([]byte, nb)
 	bitutil.SetBitsTo(remaining, 0, int64(n), true)
