@@ -294,3 +294,8 @@ SELECT n_name, cnt FROM nation LEFT JOIN (SELECT c_nationkey, COUNT(*) AS cnt FR
 -- A CTE read twice with different filters on each reader (the OR of the readers' filters goes into the CTE; TPC-DS Q39's shape).
 WITH inv AS (SELECT l_suppkey AS s, MONTH(l_shipdate) AS m, AVG(l_quantity) AS q, STDDEV_SAMP(l_quantity) AS sd FROM lineitem GROUP BY l_suppkey, MONTH(l_shipdate)) SELECT a.s, a.q, b.q, a.sd FROM inv a JOIN inv b ON a.s = b.s WHERE a.m = 1 AND b.m = 2 AND a.s < 40;
 WITH t AS (SELECT o_custkey, o_orderstatus, COUNT(*) AS n FROM orders GROUP BY o_custkey, o_orderstatus) SELECT COUNT(*) AS c, SUM(a.n) AS sa, SUM(b.n) AS sb FROM t a JOIN t b ON a.o_custkey = b.o_custkey WHERE a.o_orderstatus = 'F' AND (b.o_orderstatus = 'O' OR b.n > 3);
+
+-- Outer joins under an inner join whose condition rejects (or keeps) the padded side's NULLs (TPC-DS Q93's shape).
+SELECT COUNT(*) AS n, SUM(o_totalprice) AS s FROM customer LEFT JOIN orders ON o_custkey = c_custkey, nation WHERE o_orderkey % 25 = n_nationkey;
+SELECT COUNT(*) AS n FROM nation, customer LEFT JOIN orders ON o_custkey = c_custkey AND o_totalprice > 300000 WHERE COALESCE(o_orderkey, 0) % 25 = n_nationkey;
+SELECT COUNT(*) AS n FROM nation JOIN (customer FULL JOIN orders ON o_custkey = c_custkey AND o_orderstatus = 'F') ON c_nationkey = n_nationkey;

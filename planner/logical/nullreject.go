@@ -17,12 +17,20 @@ import (
 // A correlated scalar subquery's join (Join.Correlated) stays LEFT: its
 // outer side is built and filters the subquery's input.
 func simplifyOuterJoin(j *Join, preds []vec.Expr) exec.JoinType {
+	return outerJoinUnder(j, preds, 0)
+}
+
+// outerJoinUnder is simplifyOuterJoin for conjuncts over a schema in which
+// j's columns start at base (j is an input of an inner join whose
+// condition the conjuncts are: `ss LEFT JOIN sr ON ..., reason WHERE
+// sr_reason_sk = r_reason_sk`, TPC-DS Q93).
+func outerJoinUnder(j *Join, preds []vec.Expr, base int) exec.JoinType {
 	nl := len(j.Left.Schema())
 	nr := len(j.Right.Schema())
 	var rejL, rejR bool
 	for _, p := range preds {
-		rejL = rejL || rejectsNulls(p, 0, nl)
-		rejR = rejR || rejectsNulls(p, nl, nl+nr)
+		rejL = rejL || rejectsNulls(p, base, base+nl)
+		rejR = rejR || rejectsNulls(p, base+nl, base+nl+nr)
 	}
 	switch j.Type {
 	case exec.LeftJoin:
@@ -94,4 +102,28 @@ func nullWhen(e vec.Expr, lo, hi int) bool {
 		return nullWhen(x.E, lo, hi)
 	}
 	return false
+}
+
+// simplifyOuterInputs turns the outer joins among j's inputs into the joins
+// they are equivalent to under on, the conditions of the inner join j.
+func simplifyOuterInputs(j *Join, on []vec.Expr) {
+	for i, in := range []Node{j.Left, j.Right} {
+		c, ok := in.(*Join)
+		if !ok || c.Type != exec.LeftJoin && c.Type != exec.RightJoin && c.Type != exec.FullJoin {
+			continue
+		}
+		base := 0
+		if i == 1 {
+			base = len(j.Left.Schema())
+		}
+		if t := outerJoinUnder(c, on, base); t != c.Type {
+			cp := *c
+			cp.Type = t
+			if i == 0 {
+				j.Left = &cp
+			} else {
+				j.Right = &cp
+			}
+		}
+	}
 }

@@ -283,6 +283,11 @@ func pushJoin(j *Join, preds []vec.Expr) (Node, error) {
 		keep = preds
 		on = onTerms
 	}
+	if j.Type == exec.InnerJoin {
+		cp := *j
+		simplifyOuterInputs(&cp, on)
+		j = &cp
+	}
 	l, err := push(j.Left, toL)
 	if err != nil {
 		return nil, err
