@@ -299,3 +299,4 @@ WITH t AS (SELECT o_custkey, o_orderstatus, COUNT(*) AS n FROM orders GROUP BY o
 SELECT COUNT(*) AS n, SUM(o_totalprice) AS s FROM customer LEFT JOIN orders ON o_custkey = c_custkey, nation WHERE o_orderkey % 25 = n_nationkey;
 SELECT COUNT(*) AS n FROM nation, customer LEFT JOIN orders ON o_custkey = c_custkey AND o_totalprice > 300000 WHERE COALESCE(o_orderkey, 0) % 25 = n_nationkey;
 SELECT COUNT(*) AS n FROM nation JOIN (customer FULL JOIN orders ON o_custkey = c_custkey AND o_orderstatus = 'F') ON c_nationkey = n_nationkey;
+WITH inv AS (SELECT l_suppkey AS s, MONTH(l_shipdate) AS m, AVG(l_quantity) AS q, STDDEV_SAMP(l_quantity) AS sd FROM lineitem GROUP BY l_suppkey, MONTH(l_shipdate)) SELECT a.s, a.q, b.q FROM inv a JOIN inv b ON a.s = b.s WHERE a.m = 1 AND a.sd > 14 AND b.m = 2 AND a.s < 60;

@@ -1,6 +1,8 @@
 package logical
 
 import (
+	"slices"
+
 	"github.com/paimon-flightsql/paimon-flightsql/planner/vec"
 )
 
@@ -58,6 +60,20 @@ func PushCTEReaderFilters(n Node) (Node, error) {
 			if d, err = vec.NewOr(terms...); err != nil {
 				return nil, err
 			}
+			// Per column every reader restricts, the OR of those
+			// restrictions alone: implied by d, and it may move further
+			// down than d (through the aggregate whose output d also
+			// reads: TPC-DS Q39b's `d_moy = 1 AND cov > 1.5` / `d_moy = 2`
+			// give `d_moy = 1 OR d_moy = 2`, which reaches date_dim).
+			implied, err := impliedByColumn(terms)
+			if err != nil {
+				return nil, err
+			}
+			if len(implied) > 0 {
+				if d, err = vec.NewAnd(append([]vec.Expr{d}, implied...)...); err != nil {
+					return nil, err
+				}
+			}
 		}
 		disj[id] = d
 	}
@@ -110,4 +126,75 @@ func plainPredicate(e vec.Expr) bool {
 		return ok
 	})
 	return ok
+}
+
+// impliedByColumn returns, for each column that every predicate of ps has
+// a conjunct on (reading that column alone), the OR over ps of the AND of
+// those conjuncts — a predicate the OR of ps implies. Columns some
+// predicate restricts as a whole (its only conjuncts) add nothing new and
+// are left out.
+func impliedByColumn(ps []vec.Expr) ([]vec.Expr, error) {
+	per := make([]map[int][]vec.Expr, len(ps))
+	whole := true
+	for i, p := range ps {
+		per[i] = map[int][]vec.Expr{}
+		cs := conjuncts(p)
+		for _, c := range cs {
+			if cols := colsOf(c); len(cols) == 1 || allSame(cols) && len(cols) > 0 {
+				per[i][cols[0]] = append(per[i][cols[0]], c)
+			}
+		}
+		whole = whole && len(per[i]) == 1 && len(per[i][firstKey(per[i])]) == len(cs)
+	}
+	if whole {
+		return nil, nil // every predicate is about one column: the OR itself moves as far
+	}
+	cols := make([]int, 0, len(per[0]))
+	for col := range per[0] {
+		cols = append(cols, col)
+	}
+	slices.Sort(cols) // a deterministic plan
+	var out []vec.Expr
+	for _, col := range cols {
+		var branches []vec.Expr
+		for i := range ps {
+			cs, ok := per[i][col]
+			if !ok {
+				branches = nil
+				break
+			}
+			b := cs[0]
+			if len(cs) > 1 {
+				var err error
+				if b, err = vec.NewAnd(cs...); err != nil {
+					return nil, err
+				}
+			}
+			branches = append(branches, b)
+		}
+		if len(branches) == len(ps) {
+			o, err := vec.NewOr(branches...)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+func allSame(xs []int) bool {
+	for _, x := range xs {
+		if x != xs[0] {
+			return false
+		}
+	}
+	return true
+}
+
+func firstKey(m map[int][]vec.Expr) int {
+	for k := range m {
+		return k
+	}
+	return -1
 }
