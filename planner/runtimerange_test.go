@@ -30,11 +30,11 @@ func TestRuntimeRangeSkips(t *testing.T) {
 		return strings.Join(rows, "|")
 	}
 	for sql, want := range map[string]string{
-		"SELECT COUNT(*), SUM(f.v) FROM s.f JOIN s.d ON f.k = d.k":                      "3|10",
-		"SELECT COUNT(*) FROM s.f WHERE k IN (SELECT k FROM s.d)":                         "3",
+		"SELECT COUNT(*), SUM(f.v) FROM s.f JOIN s.d ON f.k = d.k":                       "3|10",
+		"SELECT COUNT(*) FROM s.f WHERE k IN (SELECT k FROM s.d)":                        "3",
 		"SELECT COUNT(*), COUNT(d.w) FROM s.f LEFT JOIN s.d ON f.k = d.k":                "500000|2",
-		"SELECT COUNT(*) FROM s.f WHERE k NOT IN (SELECT k FROM s.d)":                     "499997",
-		"SELECT f.k FROM s.f JOIN s.d ON f.k = d.k + 399998 ORDER BY 1":                   "400003|400007|400015",
+		"SELECT COUNT(*) FROM s.f WHERE k NOT IN (SELECT k FROM s.d)":                    "499997",
+		"SELECT f.k FROM s.f JOIN s.d ON f.k = d.k + 399998 ORDER BY 1":                  "400003|400007|400015",
 		"SELECT COUNT(*) FROM s.f JOIN (SELECT k FROM s.d WHERE k > 100) x ON f.k = x.k": "0",
 	} {
 		if got := one(sql); got != want {
@@ -71,5 +71,40 @@ func TestRuntimeRangeSkips(t *testing.T) {
 	plan = one("EXPLAIN ANALYZE SELECT COUNT(*) FROM s.f LEFT JOIN s.d ON f.k = d.k")
 	if strings.Contains(plan, "join key range:") {
 		t.Errorf("a LEFT JOIN skipped probe files:\n%s", strings.ReplaceAll(plan, "|", "\n"))
+	}
+}
+
+// EXPLAIN ANALYZE puts each operator's actual rows on its own line, whatever
+// statistics lines the scans above print (page index, join key range...).
+func TestAnalyzeRowsOnTheirOperators(t *testing.T) {
+	testutil.CheckedAllocator(t)
+	e, _ := emptyWarehouse(t)
+	mustUpdate(t, e, "CREATE DATABASE s")
+	mustUpdate(t, e, "CREATE TABLE s.f (k BIGINT, v BIGINT) WITH ('bucket' = '-1', 'parquet.page.size' = '1 kb')")
+	mustUpdate(t, e, "INSERT INTO s.f SELECT range, range % 7 FROM range(3000)")
+	mustUpdate(t, e, "INSERT INTO s.f SELECT range, range % 7 FROM range(5000, 6000)")
+	mustUpdate(t, e, "CREATE TABLE s.d (k BIGINT)")
+	mustUpdate(t, e, "INSERT INTO s.d VALUES (5), (17), (9), (12)")
+	rows, err := tryQuery(t, e, "EXPLAIN ANALYZE SELECT COUNT(*) FROM s.f JOIN (SELECT k FROM s.d WHERE k < 15) d ON f.k = d.k WHERE f.k BETWEEN 1 AND 100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"Scan s.f": "actual rows=3)", "Scan s.d": "actual rows=3)", "HashJoin": "actual rows=3)"}
+	seen := map[string]bool{}
+	for _, l := range rows {
+		for op, w := range want {
+			if strings.Contains(l, op) {
+				seen[op] = true
+				if !strings.HasSuffix(strings.TrimSpace(l), w) {
+					t.Errorf("%s line %q, want it to end with %q:\n%s", op, l, w, strings.Join(rows, "\n"))
+				}
+			}
+		}
+	}
+	if !strings.Contains(strings.Join(rows, "\n"), "page index: ") {
+		t.Errorf("no page index line (the case this test is about):\n%s", strings.Join(rows, "\n"))
+	}
+	if len(seen) != len(want) {
+		t.Errorf("operators seen %v:\n%s", seen, strings.Join(rows, "\n"))
 	}
 }

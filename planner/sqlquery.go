@@ -392,10 +392,19 @@ func (q *sqlQuery) explain(ctx context.Context) ([]string, error) {
 // each operator with its estimated rows (est, when known) and each scan
 // followed by its pushed filter and pruning counters.
 func planLines(op exec.Operator, est func(exec.Operator) (float64, bool)) []string {
+	lines, _ := planLinesAt(op, est)
+	return lines
+}
+
+// planLinesAt is planLines and, for each operator in the walk order
+// (depth first, children in order), the index of its line.
+func planLinesAt(op exec.Operator, est func(exec.Operator) (float64, bool)) ([]string, []int) {
 	var lines []string
+	var starts []int
 	var walk func(exec.Operator, int)
 	walk = func(o exec.Operator, d int) {
 		ind := strings.Repeat("  ", d)
+		starts = append(starts, len(lines))
 		line := ind + o.Explain()
 		if c, ok := o.(*physical.Counted); ok {
 			o = c.Op
@@ -421,7 +430,7 @@ func planLines(op exec.Operator, est func(exec.Operator) (float64, bool)) []stri
 		}
 	}
 	walk(op, 0)
-	return lines
+	return lines, starts
 }
 
 // fmtEst renders an estimate: whole rows, at least 1.
@@ -515,22 +524,23 @@ func (q *sqlQuery) explainAnalyze(ctx context.Context, mem memory.Allocator) ([]
 	s.Close()
 	elapsed := time.Since(start)
 	_ = scans
-	lines := planLines(op, q.estimates(ctx, pp.Nodes))
-	// actual rows after each operator line (same walk order as planLines)
-	i := 0
+	lines, starts := planLinesAt(op, q.estimates(ctx, pp.Nodes))
+	// actual rows on each operator's line (the same walk order as planLinesAt)
+	k := 0
 	var walk func(exec.Operator)
 	walk = func(o exec.Operator) {
-		for i < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i]), "pushed filter:") || i < len(lines) && isStatLine(lines[i]) {
-			i++
+		if k >= len(starts) {
+			return
 		}
-		if c, ok := o.(*physical.Counted); ok && i < len(lines) {
+		i := starts[k]
+		k++
+		if c, ok := o.(*physical.Counted); ok {
 			if strings.HasSuffix(lines[i], ")") && strings.Contains(lines[i], " (est rows=") {
 				lines[i] = strings.TrimSuffix(lines[i], ")") + fmt.Sprintf(", actual rows=%d)", c.Rows())
 			} else {
 				lines[i] += fmt.Sprintf(" (actual rows=%d)", c.Rows())
 			}
 		}
-		i++
 		for _, ch := range o.Children() {
 			walk(ch)
 		}
@@ -745,16 +755,4 @@ func rowCount(op exec.Operator) (int64, bool) {
 		return n, true
 	}
 	return 0, false
-}
-
-// isStatLine: the scan counter lines planLines adds under a scan.
-func isStatLine(l string) bool {
-	t := strings.TrimSpace(l)
-	for _, p := range []string{"pushed filter:", "snapshot:", "splits:", "manifests:", "data files:", "row groups:", "deletion vectors:", "residual:", "runtime filter:",
-		"row filter in reader:", "top-N bound:", "file index:", "global index:"} {
-		if strings.HasPrefix(t, p) {
-			return true
-		}
-	}
-	return false
 }
