@@ -202,6 +202,13 @@ func bindListExtract(name string, args []vec.Expr) (*vec.BoundFunc, error) {
 }
 
 func bindListLen(name string, args []vec.Expr) (*vec.BoundFunc, error) {
+	return bindEntryCount(name, args, listArg)
+}
+
+// bindEntryCount binds len / cardinality: the number of elements
+// (entries) of each row of its one list (map) argument, which argOK
+// checks; NULL for a NULL row or a NULL-typed argument.
+func bindEntryCount(name string, args []vec.Expr, argOK func(string, []vec.Expr) error) (*vec.BoundFunc, error) {
 	if err := arity(name, args, 1, 1); err != nil {
 		return nil, err
 	}
@@ -210,16 +217,17 @@ func bindListLen(name string, args []vec.Expr) (*vec.BoundFunc, error) {
 			return array.MakeArrayOfNull(c.Mem, tInt64, n), nil
 		}}, nil
 	}
-	if err := listArg(name, args); err != nil {
+	if err := argOK(name, args); err != nil {
 		return nil, err
 	}
 	return &vec.BoundFunc{Ret: tInt64, NullOnNullInput: true, Kernel: func(c *vec.Ctx, args []arrow.Array, n int) (arrow.Array, error) {
-		return entryCounts(c, args[0].(*array.List), n), nil
+		return entryCounts(c, args[0].(interface {
+			Offsets() []int32
+			IsNull(int) bool
+		}), n), nil
 	}}, nil
 }
 
-// entryCounts is the number of elements (entries) of each row of a list
-// or map column, NULL for a NULL row.
 func entryCounts(c *vec.Ctx, a interface {
 	Offsets() []int32
 	IsNull(int) bool

@@ -242,18 +242,5 @@ func bindMapPart(keys bool) func(string, []vec.Expr) (*vec.BoundFunc, error) {
 }
 
 func bindCardinality(name string, args []vec.Expr) (*vec.BoundFunc, error) {
-	if err := arity(name, args, 1, 1); err != nil {
-		return nil, err
-	}
-	if isNullT(args[0].Type()) {
-		return &vec.BoundFunc{Ret: tInt64, NullOnNullInput: true, Kernel: func(c *vec.Ctx, _ []arrow.Array, n int) (arrow.Array, error) {
-			return array.MakeArrayOfNull(c.Mem, tInt64, n), nil
-		}}, nil
-	}
-	if err := mapArg(name, args); err != nil {
-		return nil, err
-	}
-	return &vec.BoundFunc{Ret: tInt64, NullOnNullInput: true, Kernel: func(c *vec.Ctx, args []arrow.Array, n int) (arrow.Array, error) {
-		return entryCounts(c, args[0].(*array.Map), n), nil
-	}}, nil
+	return bindEntryCount(name, args, mapArg)
 }

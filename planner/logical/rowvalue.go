@@ -199,19 +199,25 @@ func nullsLastLess(x, y vec.Expr) (vec.Expr, error) {
 	if !x.Nullable() && !y.Nullable() {
 		return lt, nil
 	}
-	xv, err := vec.NewIsNull(x, true)
+	last, err := nullTests(x, true, y, false)
 	if err != nil {
 		return nil, err
 	}
-	yn, err := vec.NewIsNull(y, false)
+	return vec.NewOr(lt, last)
+}
+
+// nullTests is (x IS [NOT] NULL) AND (y IS [NOT] NULL), NOT where
+// xNotNull / yNotNull.
+func nullTests(x vec.Expr, xNotNull bool, y vec.Expr, yNotNull bool) (vec.Expr, error) {
+	xt, err := vec.NewIsNull(x, xNotNull)
 	if err != nil {
 		return nil, err
 	}
-	both, err := vec.NewAnd(xv, yn)
+	yt, err := vec.NewIsNull(y, yNotNull)
 	if err != nil {
 		return nil, err
 	}
-	return vec.NewOr(lt, both)
+	return vec.NewAnd(xt, yt)
 }
 
 // rowInList binds (a, b) [NOT] IN ((1, 2), (3, 4), NULL, ...): the OR of

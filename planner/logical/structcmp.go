@@ -66,17 +66,7 @@ func structPair(a, b vec.Expr) ([]vec.Expr, []vec.Expr, error) {
 }
 
 // bothValid is x IS NOT NULL AND y IS NOT NULL.
-func bothValid(x, y vec.Expr) (vec.Expr, error) {
-	xv, err := vec.NewIsNull(x, true)
-	if err != nil {
-		return nil, err
-	}
-	yv, err := vec.NewIsNull(y, true)
-	if err != nil {
-		return nil, err
-	}
-	return vec.NewAnd(xv, yv)
-}
+func bothValid(x, y vec.Expr) (vec.Expr, error) { return nullTests(x, true, y, true) }
 
 // structCompare is l op r over two STRUCT values: NULL when either is
 // NULL, else the row comparison of their fields.
@@ -123,15 +113,7 @@ func valueEqual(x, y vec.Expr) (vec.Expr, error) {
 	if eq, err = vec.NewAnd(ok, eq); err != nil {
 		return nil, err
 	}
-	xn, err := vec.NewIsNull(x, false)
-	if err != nil {
-		return nil, err
-	}
-	yn, err := vec.NewIsNull(y, false)
-	if err != nil {
-		return nil, err
-	}
-	both, err := vec.NewAnd(xn, yn)
+	both, err := nullTests(x, false, y, false)
 	if err != nil {
 		return nil, err
 	}
@@ -161,15 +143,7 @@ func valueLess(x, y vec.Expr) (vec.Expr, error) {
 	if lt, err = vec.NewAnd(ok, lt); err != nil {
 		return nil, err
 	}
-	xv, err := vec.NewIsNull(x, true)
-	if err != nil {
-		return nil, err
-	}
-	yn, err := vec.NewIsNull(y, false)
-	if err != nil {
-		return nil, err
-	}
-	last, err := vec.NewAnd(xv, yn)
+	last, err := nullTests(x, true, y, false)
 	if err != nil {
 		return nil, err
 	}
