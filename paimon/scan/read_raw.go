@@ -96,60 +96,33 @@ func footerStore(fio fileio.FileIO) any {
 }
 
 // rowGroups selects the row groups of the split's range (all without one)
-// whose statistics may match the filter; nil = all.
+// whose statistics may match the filter and the consumer's Dynamic
+// predicate (a top-N bound, a join's key range); nil = all.
 func (r *reader) rowGroups(sp *Split, df format.DataFile) []int {
 	n := df.NumRowGroups()
 	var in []bool // the row groups of sp.Range (nil = all)
 	if sp.Range != nil {
 		in = pieceRowGroups(sp, df)
-		k := 0
-		for _, ok := range in {
-			if ok {
-				k++
-			}
-		}
-		r.stats.RowGroupsTotal.Add(int64(k))
-		if k == 0 {
-			return []int{}
-		}
-	} else {
-		r.stats.RowGroupsTotal.Add(int64(n))
 	}
-	// The consumer's Dynamic predicate (a top-N bound, a join's key
-	// range) skips row groups as it skips files.
 	dyn := r.dyn.Load()
-	if r.s.opts.Filter == nil && dyn == nil || r.s.opts.NoPruning {
-		if in == nil {
-			return nil
-		}
-		var keep []int
-		for i, ok := range in {
-			if ok {
-				keep = append(keep, i)
-			}
-		}
-		if len(keep) == n {
-			return nil
-		}
-		return keep
-	}
-	var keep []int
+	prune := !r.s.opts.NoPruning && (r.s.opts.Filter != nil || dyn != nil)
+	keep := []int{}
 	for i := 0; i < n; i++ {
 		if in != nil && !in[i] {
 			continue
 		}
-		st := df.RowGroupStats(i, r.s.statsCols())
-		if (r.s.opts.Filter == nil || predicate.MayMatch(r.s.opts.Filter, st)) && (dyn == nil || predicate.MayMatch(dyn, st)) {
-			keep = append(keep, i)
-		} else {
-			r.stats.RowGroupsSkipped.Add(1)
+		r.stats.RowGroupsTotal.Add(1)
+		if prune {
+			st := df.RowGroupStats(i, r.s.statsCols())
+			if r.s.opts.Filter != nil && !predicate.MayMatch(r.s.opts.Filter, st) || dyn != nil && !predicate.MayMatch(dyn, st) {
+				r.stats.RowGroupsSkipped.Add(1)
+				continue
+			}
 		}
+		keep = append(keep, i)
 	}
 	if len(keep) == n {
 		return nil
-	}
-	if keep == nil {
-		keep = []int{}
 	}
 	return keep
 }
@@ -327,21 +300,15 @@ func damaged(err error) error {
 // row group and the others none (never a row twice or not at all).
 func pieceRowGroups(sp *Split, df format.DataFile) []bool {
 	n := df.NumRowGroups()
-	in := make([]bool, n)
-	off, ok := df.(interface{ RowGroupOffset(int) int64 })
-	size := sp.Files[0].FileSize
+	offs := make([]int64, n)
+	of, ok := df.(interface{ RowGroupOffset(int) int64 })
 	for i := 0; ok && i < n; i++ {
-		if o := off.RowGroupOffset(i); o < 0 || o >= size {
-			ok = false
-		}
+		offs[i] = of.RowGroupOffset(i)
+		ok = offs[i] >= 0 && offs[i] < sp.Files[0].FileSize
 	}
-	for i := range in {
-		if ok {
-			o := off.RowGroupOffset(i)
-			in[i] = o >= sp.Range.Start && o < sp.Range.End
-		} else {
-			in[i] = sp.Range.Start == 0
-		}
+	in := make([]bool, n)
+	for i, o := range offs {
+		in[i] = ok && o >= sp.Range.Start && o < sp.Range.End || !ok && sp.Range.Start == 0
 	}
 	return in
 }

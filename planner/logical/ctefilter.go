@@ -130,24 +130,20 @@ func plainPredicate(e vec.Expr) bool {
 
 // impliedByColumn returns, for each column that every predicate of ps has
 // a conjunct on (reading that column alone), the OR over ps of the AND of
-// those conjuncts — a predicate the OR of ps implies. Columns some
-// predicate restricts as a whole (its only conjuncts) add nothing new and
-// are left out.
+// those conjuncts — a predicate the OR of ps implies. A column that is
+// all every predicate restricts adds nothing to their OR and is left out.
 func impliedByColumn(ps []vec.Expr) ([]vec.Expr, error) {
-	per := make([]map[int][]vec.Expr, len(ps))
-	whole := true
+	per := make([]map[int][]vec.Expr, len(ps)) // per predicate: its one-column conjuncts by column
+	nconj := make([]int, len(ps))
 	for i, p := range ps {
 		per[i] = map[int][]vec.Expr{}
 		cs := conjuncts(p)
+		nconj[i] = len(cs)
 		for _, c := range cs {
-			if cols := colsOf(c); len(cols) == 1 || allSame(cols) && len(cols) > 0 {
+			if cols := colsOf(c); len(cols) == 1 { // colsOf lists each column once
 				per[i][cols[0]] = append(per[i][cols[0]], c)
 			}
 		}
-		whole = whole && len(per[i]) == 1 && len(per[i][firstKey(per[i])]) == len(cs)
-	}
-	if whole {
-		return nil, nil // every predicate is about one column: the OR itself moves as far
 	}
 	cols := make([]int, 0, len(per[0]))
 	for col := range per[0] {
@@ -157,12 +153,14 @@ func impliedByColumn(ps []vec.Expr) ([]vec.Expr, error) {
 	var out []vec.Expr
 	for _, col := range cols {
 		var branches []vec.Expr
+		whole := true // every predicate is only about col: the OR itself
 		for i := range ps {
 			cs, ok := per[i][col]
 			if !ok {
 				branches = nil
 				break
 			}
+			whole = whole && len(cs) == nconj[i]
 			b := cs[0]
 			if len(cs) > 1 {
 				var err error
@@ -172,7 +170,7 @@ func impliedByColumn(ps []vec.Expr) ([]vec.Expr, error) {
 			}
 			branches = append(branches, b)
 		}
-		if len(branches) == len(ps) {
+		if len(branches) == len(ps) && !whole {
 			o, err := vec.NewOr(branches...)
 			if err != nil {
 				return nil, err
@@ -181,20 +179,4 @@ func impliedByColumn(ps []vec.Expr) ([]vec.Expr, error) {
 		}
 	}
 	return out, nil
-}
-
-func allSame(xs []int) bool {
-	for _, x := range xs {
-		if x != xs[0] {
-			return false
-		}
-	}
-	return true
-}
-
-func firstKey(m map[int][]vec.Expr) int {
-	for k := range m {
-		return k
-	}
-	return -1
 }

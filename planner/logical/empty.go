@@ -144,15 +144,7 @@ func hasEmptySet(sets [][]int) bool {
 // alwaysTrue reports whether every conjunct of pred folds to TRUE.
 func alwaysTrue(pred vec.Expr) bool {
 	for _, c := range conjuncts(pred) {
-		f, err := vec.Fold(c)
-		if err != nil {
-			return false
-		}
-		lit, ok := f.(*vec.Literal)
-		if !ok || !lit.Value.IsValid() {
-			return false
-		}
-		if b, ok := lit.Value.(*scalar.Boolean); !ok || !b.Value {
+		if known, t := constTruth(c); !known || !t {
 			return false
 		}
 	}
@@ -162,20 +154,28 @@ func alwaysTrue(pred vec.Expr) bool {
 // neverTrue reports whether some conjunct of pred folds to FALSE or NULL.
 func neverTrue(pred vec.Expr) bool {
 	for _, c := range conjuncts(pred) {
-		f, err := vec.Fold(c)
-		if err != nil {
-			continue // evaluating it fails: leave that to run time
-		}
-		lit, ok := f.(*vec.Literal)
-		if !ok {
-			continue
-		}
-		if !lit.Value.IsValid() {
-			return true
-		}
-		if b, ok := lit.Value.(*scalar.Boolean); ok && !b.Value {
+		if known, t := constTruth(c); known && !t {
 			return true
 		}
 	}
 	return false
+}
+
+// constTruth folds a conjunct: known when it is a constant (whose
+// evaluation does not fail: that is left to run time), then true for TRUE,
+// false for FALSE or NULL.
+func constTruth(c vec.Expr) (known, isTrue bool) {
+	f, err := vec.Fold(c)
+	if err != nil {
+		return false, false
+	}
+	lit, ok := f.(*vec.Literal)
+	if !ok {
+		return false, false
+	}
+	if !lit.Value.IsValid() {
+		return true, false
+	}
+	b, ok := lit.Value.(*scalar.Boolean)
+	return ok, ok && b.Value
 }

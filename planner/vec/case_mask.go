@@ -63,7 +63,11 @@ func (c *Case) evalMasked(ctx *Ctx, b arrow.RecordBatch) (res arrow.Array, ok bo
 	// the TRUE rows of w: its values AND its validity
 	wd := wb.Data()
 	woff := int64(wd.Offset())
-	bitutil.BitmapAnd(wd.Buffers()[1].Bytes(), wbValidity(wd), woff, woff, out, off, int64(n))
+	if vb := wd.Buffers()[0]; vb != nil && w.NullN() > 0 {
+		bitutil.BitmapAnd(wd.Buffers()[1].Bytes(), vb.Bytes(), woff, woff, out, off, int64(n))
+	} else {
+		bitutil.CopyBitmap(wd.Buffers()[1].Bytes(), int(woff), n, out, int(off))
+	}
 	if xb := xd.Buffers()[0]; xb != nil && x.NullN() > 0 {
 		tmp := make([]byte, len(out))
 		copy(tmp, out)
@@ -74,15 +78,4 @@ func (c *Case) evalMasked(ctx *Ctx, b arrow.RecordBatch) (res arrow.Array, ok bo
 	valid.Release()
 	defer d.Release()
 	return array.MakeFromData(d), true, nil
-}
-
-// wbValidity is the validity bitmap of a boolean array's data, all ones
-// when it has none.
-func wbValidity(d arrow.ArrayData) []byte {
-	if b := d.Buffers()[0]; b != nil && d.NullN() > 0 {
-		return b.Bytes()
-	}
-	ones := make([]byte, bitutil.BytesForBits(int64(d.Offset()+d.Len())))
-	bitutil.SetBitsTo(ones, 0, int64(d.Offset()+d.Len()), true)
-	return ones
 }
